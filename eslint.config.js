@@ -1,0 +1,46 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.stratagate/**', 'bench/out/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The domain is pure: no I/O, no clock, no drivers. Time and ids come in with commands.
+    files: ['libs/domain/src/**/*.ts'],
+    ignores: ['libs/domain/src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'os'],
+              message: 'libs/domain stays I/O-free.',
+            },
+            {
+              group: ['pg', 'kysely', 'fastify', 'kafkajs', '@electric-sql/*'],
+              message: 'libs/domain stays I/O-free.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'Inject time; do not read the clock in the domain.' },
+      ],
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,3 @@
+export * from './envelope.ts';
+export * from './record-types.ts';
+export * from './codec.ts';

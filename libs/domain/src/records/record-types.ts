@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+const Role = z.enum(['user', 'assistant', 'tool', 'system']);
+
+export const ToolCall = z.object({
+  name: z.string().min(1).max(200),
+  arguments: z.unknown().optional(),
+  result: z.unknown().optional(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const RecordedMessage = z.object({
+  messageId: z.string().min(1),
+  role: Role,
+  name: z.string().max(200).optional(),
+  content: z.string(),
+  toolCalls: z.array(ToolCall).default([]),
+});
+export type RecordedMessage = z.infer<typeof RecordedMessage>;
+
+/** A finished turn of a thread. Space and thread turn numbers are decided at ingest and recorded. */
+export const TurnRecorded = z.object({
+  type: z.literal('TurnRecorded'),
+  data: z.object({
+    turnId: z.string().min(1),
+    threadId: z.string().min(1),
+    spaceTurn: z.number().int().positive(),
+    threadTurn: z.number().int().positive(),
+    occurredAt: z.string().min(1),
+    messages: z.array(RecordedMessage).min(1),
+  }),
+});
+
+/** Block boundaries are decisions: recorded so that replay never re-partitions (MM-BLK-2). */
+export const BlockSealed = z.object({
+  type: z.literal('BlockSealed'),
+  data: z.object({
+    blockId: z.string().min(1),
+    threadId: z.string().min(1),
+    sequence: z.number().int().positive(),
+    turnFrom: z.number().int().positive(),
+    turnTo: z.number().int().positive(),
+    spaceTurnTo: z.number().int().positive(),
+    turnIds: z.array(z.string().min(1)).min(1),
+    blockSize: z.number().int().positive(),
+  }),
+});
+
+export const ModelProvenance = z.object({
+  provider: z.string().min(1),
+  model: z.string().optional(),
+  promptVersion: z.string().min(1),
+  usage: z
+    .object({
+      inputTokens: z.number().int().nonnegative(),
+      outputTokens: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
+
+/** L0–L2 as the model (or the offline provider) produced them; replay never calls a model. */
+export const BlockSummarized = z.object({
+  type: z.literal('BlockSummarized'),
+  data: z.object({
+    blockId: z.string().min(1),
+    attempt: z.number().int().positive(),
+    title: z.string().min(1),
+    tags: z.array(z.string().min(1)),
+    summary: z.string().min(1),
+    keyPoints: z.array(z.string().min(1)),
+    shouldExtract: z.boolean(),
+    model: ModelProvenance,
+  }),
+});
+
+export const DerivationJob = z.enum(['summary', 'extraction']);
+export type DerivationJob = z.infer<typeof DerivationJob>;
+
+export const DerivationFailed = z.object({
+  type: z.literal('DerivationFailed'),
+  data: z.object({
+    blockId: z.string().min(1),
+    job: DerivationJob,
+    attempt: z.number().int().positive(),
+    error: z.object({ code: z.string(), message: z.string().max(2000) }),
+    /** null when the attempt cap is reached (terminal until a manual retry). */
+    nextRetryAt: z.string().nullable(),
+  }),
+});
+
+export const DerivationRetryRequested = z.object({
+  type: z.literal('DerivationRetryRequested'),
+  data: z.object({ blockId: z.string().min(1), job: DerivationJob }),
+});
+
+/** Extraction did not run for this block; the block may turn ready on its summary alone. */
+export const ExtractionSkipped = z.object({
+  type: z.literal('ExtractionSkipped'),
+  data: z.object({ blockId: z.string().min(1), reason: z.string().min(1) }),
+});
+
+export const BlockExpanded = z.object({
+  type: z.literal('BlockExpanded'),
+  data: z.object({
+    blockId: z.string().min(1),
+    threadId: z.string().min(1),
+    target: z.union([z.string(), z.number()]).nullable(),
+    fromLevel: z.number().int().min(0).max(5),
+    toLevel: z.number().int().min(0).max(5),
+    source: z.enum(['agent', 'user']),
+  }),
+});
+
+export const SpaceConfigured = z.object({
+  type: z.literal('SpaceConfigured'),
+  data: z.object({
+    blockSize: z.number().int().min(1).max(200),
+    decayLambda: z.number().finite().min(0).max(5),
+  }),
+});
+
+export const MemoryRecord = z.discriminatedUnion('type', [
+  TurnRecorded,
+  BlockSealed,
+  BlockSummarized,
+  DerivationFailed,
+  DerivationRetryRequested,
+  ExtractionSkipped,
+  BlockExpanded,
+  SpaceConfigured,
+]);
+export type MemoryRecord = z.infer<typeof MemoryRecord>;
+export type RecordType = MemoryRecord['type'];
+export type RecordOf<T extends RecordType> = Extract<MemoryRecord, { type: T }>;
+export type DataOf<T extends RecordType> = RecordOf<T>['data'];
+
+/** Current schema version of each record type. Bump together with an upcaster below. */
+export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
+  TurnRecorded: 1,
+  BlockSealed: 1,
+  BlockSummarized: 1,
+  DerivationFailed: 1,
+  DerivationRetryRequested: 1,
+  ExtractionSkipped: 1,
+  BlockExpanded: 1,
+  SpaceConfigured: 1,
+};

@@ -1,0 +1,53 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.ts';
+
+/** Where the data lives: a Postgres server, a PGlite data directory, or PGlite in memory. */
+export type DatabaseTarget =
+  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string };
+
+export type Capabilities = {
+  /** More than one session: concurrent transactions really run side by side. */
+  concurrentSessions: boolean;
+};
+
+// Tables are addressed through per-module schemas, so the Kysely instance is untyped here and each
+// module declares its own table types (see *.table.ts).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDb = Kysely<any>;
+
+export interface Database {
+  readonly db: AnyDb;
+  readonly target: DatabaseTarget;
+  readonly capabilities: Capabilities;
+  close(): Promise<void>;
+}
+
+// Postgres bigint (int8) arrives as string by default; positions fit in a JS number for centuries.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10 });
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }) as AnyDb;
+    await sql`select 1`.execute(db);
+    return {
+      db,
+      target,
+      capabilities: { concurrentSessions: true },
+      close: () => db.destroy(),
+    };
+  }
+  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+  const client = await PGlite.create(target.dataDir ? { dataDir: target.dataDir } : {});
+  // PGlite returns int8 as bigint-safe number only via a parser; keep the same shape as pg.
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(client) }) as AnyDb;
+  return {
+    db,
+    target,
+    capabilities: { concurrentSessions: false },
+    close: () => db.destroy(),
+  };
+}

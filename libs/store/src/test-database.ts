@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from './database.ts';
+
+/**
+ * A fresh, isolated database for one test file: a new database on the server named by
+ * DATABASE_URL (dropped on close), or an in-memory PGlite when DATABASE_URL is unset.
+ */
+export async function openTestDatabase(label = 'test'): Promise<Database & { url?: string }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return openDatabase({ kind: 'pglite' });
+  const name = `sg_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 8 });
+  return {
+    ...database,
+    url: url.toString(),
+    async close() {
+      await database.close();
+      const dropper = new pg.Client({ connectionString: base });
+      await dropper.connect();
+      try {
+        await dropper.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
+
+export function describeBackend(): string {
+  return process.env.DATABASE_URL ? 'postgres server' : 'pglite (in memory)';
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['libs/**/*.unit.spec.ts', 'services/**/*.unit.spec.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: [
+            'libs/**/*.int.spec.ts',
+            'services/**/*.int.spec.ts',
+            'services/**/*.e2e.spec.ts',
+            'test/**/*.spec.ts',
+          ],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // Integration suites share one machine's Postgres and 2 cores; keep them from starving each other.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
