@@ -6,12 +6,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['libs/**/*.unit.spec.ts', 'services/**/*.unit.spec.ts'],
         },
       },
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: [
             'libs/**/*.int.spec.ts',
             'services/**/*.int.spec.ts',

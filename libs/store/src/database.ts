@@ -31,13 +31,22 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10 });
+    let closing = false;
+    // An idle pooled connection that the server drops (restart, admin shutdown, a test dropping
+    // its database) emits 'error' on the pool; without a listener that would crash the process.
+    pool.on('error', (error) => {
+      if (!closing) console.error(`postgres pool: idle connection lost: ${error.message}`);
+    });
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }) as AnyDb;
     await sql`select 1`.execute(db);
     return {
       db,
       target,
       capabilities: { concurrentSessions: true },
-      close: () => db.destroy(),
+      close: async () => {
+        closing = true;
+        await db.destroy();
+      },
     };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });

@@ -1,2 +1,3 @@
 export * from './database.ts';
 export * from './test-database.ts';
+export * from './read-model/index.ts';

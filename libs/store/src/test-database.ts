@@ -25,6 +25,9 @@ export async function openTestDatabase(label = 'test'): Promise<Database & { url
     url: url.toString(),
     async close() {
       await database.close();
+      // pool.end() resolves before every socket is gone; a forced drop would then kill live
+      // backends mid-close. Wait for them to leave, then drop.
+      await waitForNoConnections(base, name);
       const dropper = new pg.Client({ connectionString: base });
       await dropper.connect();
       try {
@@ -38,4 +41,21 @@ export async function openTestDatabase(label = 'test'): Promise<Database & { url
 
 export function describeBackend(): string {
   return process.env.DATABASE_URL ? 'postgres server' : 'pglite (in memory)';
+}
+
+async function waitForNoConnections(base: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    for (let i = 0; i < 50; i++) {
+      const r = await client.query(
+        'select count(*)::int as n from pg_stat_activity where datname = $1',
+        [name],
+      );
+      if (r.rows[0].n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
 }

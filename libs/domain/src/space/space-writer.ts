@@ -1,0 +1,151 @@
+import type { DataOf, MemoryRecord } from '../records/record-types.ts';
+
+/**
+ * The write-side state of one memory space: just enough to decide turn numbers and seals.
+ * Folded from the space's own records, so it is the same on every node and after every restart.
+ */
+export interface SpaceWriterState {
+  version: number;
+  turnCounter: number;
+  blockSize: number;
+  decayLambda: number;
+  blockSequence: number;
+  configured: boolean;
+  threads: Map<string, ThreadWriterState>;
+}
+
+export interface ThreadWriterState {
+  turnCount: number;
+  /** Turns of the open tail, oldest first. */
+  openTurnIds: string[];
+}
+
+export const DEFAULT_BLOCK_SIZE = 12;
+export const DEFAULT_THREAD_ID = 'default';
+
+export function initialSpaceWriterState(): SpaceWriterState {
+  return {
+    version: 0,
+    turnCounter: 0,
+    blockSize: DEFAULT_BLOCK_SIZE,
+    decayLambda: 0.3,
+    blockSequence: 0,
+    configured: false,
+    threads: new Map(),
+  };
+}
+
+function thread(state: SpaceWriterState, threadId: string): ThreadWriterState {
+  return state.threads.get(threadId) ?? { turnCount: 0, openTurnIds: [] };
+}
+
+/** Mutates and returns `state`; the caller owns it (a per-space cache), so copying would only cost. */
+export function evolveSpaceWriter(
+  state: SpaceWriterState,
+  record: MemoryRecord,
+  version: number,
+): SpaceWriterState {
+  state.version = version;
+  switch (record.type) {
+    case 'TurnRecorded': {
+      const t = thread(state, record.data.threadId);
+      state.threads.set(record.data.threadId, {
+        turnCount: record.data.threadTurn,
+        openTurnIds: [...t.openTurnIds, record.data.turnId],
+      });
+      state.turnCounter = record.data.spaceTurn;
+      return state;
+    }
+    case 'BlockSealed': {
+      const t = thread(state, record.data.threadId);
+      const sealed = new Set(record.data.turnIds);
+      state.threads.set(record.data.threadId, {
+        turnCount: t.turnCount,
+        openTurnIds: t.openTurnIds.filter((id) => !sealed.has(id)),
+      });
+      state.blockSequence = record.data.sequence;
+      return state;
+    }
+    case 'SpaceConfigured':
+      state.blockSize = record.data.blockSize;
+      state.decayLambda = record.data.decayLambda;
+      state.configured = true;
+      return state;
+    case 'BlockSummarized':
+    case 'DerivationFailed':
+    case 'DerivationRetryRequested':
+    case 'ExtractionSkipped':
+    case 'BlockExpanded':
+      return state;
+    default: {
+      const never: never = record;
+      return never;
+    }
+  }
+}
+
+export interface RecordTurnCommand {
+  turnId: string;
+  threadId: string;
+  occurredAt: string;
+  messages: Omit<DataOf<'TurnRecorded'>['messages'][number], 'messageId'>[];
+  newMessageId: () => string;
+  newBlockId: () => string;
+}
+
+type Decided = Extract<MemoryRecord, { type: 'TurnRecorded' | 'BlockSealed' }>;
+
+/**
+ * A finished turn becomes a TurnRecorded and, when the thread's open tail reaches the block size,
+ * a BlockSealed in the same append (MM-BLK-3). A turn is one unit here — one user message plus the
+ * reply and its traces — so a block never splits a turn. Later block-size changes only affect
+ * future seals because the boundary is the recorded BlockSealed, never recomputed.
+ */
+export function decideRecordTurn(state: SpaceWriterState, cmd: RecordTurnCommand): Decided[] {
+  const t = thread(state, cmd.threadId);
+  const threadTurn = t.turnCount + 1;
+  const turn: Decided = {
+    type: 'TurnRecorded',
+    data: {
+      turnId: cmd.turnId,
+      threadId: cmd.threadId,
+      spaceTurn: state.turnCounter + 1,
+      threadTurn,
+      occurredAt: cmd.occurredAt,
+      messages: cmd.messages.map((m) => ({ ...m, messageId: cmd.newMessageId() })),
+    },
+  };
+  const open = [...t.openTurnIds, cmd.turnId];
+  if (open.length < state.blockSize) return [turn];
+  const seal: Decided = {
+    type: 'BlockSealed',
+    data: {
+      blockId: cmd.newBlockId(),
+      threadId: cmd.threadId,
+      sequence: state.blockSequence + 1,
+      turnFrom: threadTurn - open.length + 1,
+      turnTo: threadTurn,
+      spaceTurnTo: state.turnCounter + 1,
+      turnIds: open,
+      blockSize: state.blockSize,
+    },
+  };
+  return [turn, seal];
+}
+
+export interface ConfigureSpaceCommand {
+  blockSize?: number | undefined;
+  decayLambda?: number | undefined;
+}
+
+export function decideConfigureSpace(
+  state: SpaceWriterState,
+  cmd: ConfigureSpaceCommand,
+): Extract<MemoryRecord, { type: 'SpaceConfigured' }>[] {
+  const blockSize = cmd.blockSize ?? state.blockSize;
+  const decayLambda = cmd.decayLambda ?? state.decayLambda;
+  if (state.configured && blockSize === state.blockSize && decayLambda === state.decayLambda) {
+    return [];
+  }
+  return [{ type: 'SpaceConfigured', data: { blockSize, decayLambda } }];
+}

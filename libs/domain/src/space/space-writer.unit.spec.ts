@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryRecord } from '../records/record-types.ts';
+import {
+  decideConfigureSpace,
+  decideRecordTurn,
+  evolveSpaceWriter,
+  initialSpaceWriterState,
+  type SpaceWriterState,
+} from './space-writer.ts';
+
+function harness() {
+  const state = initialSpaceWriterState();
+  let version = 0;
+  let ids = 0;
+  const apply = (records: MemoryRecord[]) => {
+    for (const r of records) evolveSpaceWriter(state, r, ++version);
+    return records;
+  };
+  const post = (threadId: string, turnId: string) =>
+    apply(
+      decideRecordTurn(state, {
+        turnId,
+        threadId,
+        occurredAt: '2023-05-01T00:00:00Z',
+        messages: [{ role: 'user', content: turnId, toolCalls: [] }],
+        newMessageId: () => `msg_${++ids}`,
+        newBlockId: () => `blk_${++ids}`,
+      }),
+    );
+  const configure = (blockSize: number) => apply(decideConfigureSpace(state, { blockSize }));
+  return { state: state as SpaceWriterState, post, configure };
+}
+
+const seals = (records: MemoryRecord[]) =>
+  records.flatMap((r) => (r.type === 'BlockSealed' ? [r.data] : []));
+
+describe('sealing (MM-BLK-2/3, MM-GEN-3)', () => {
+  it('numbers turns per space and per thread', () => {
+    const h = harness();
+    const [a] = h.post('t1', 'a');
+    const [b] = h.post('t2', 'b');
+    const [c] = h.post('t1', 'c');
+    expect(
+      [a, b, c].map((r) => r?.type === 'TurnRecorded' && [r.data.spaceTurn, r.data.threadTurn]),
+    ).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+    ]);
+  });
+
+  it('block size 2 with interleaved threads: each thread seals on its own', () => {
+    const h = harness();
+    h.configure(2);
+    const sealed = [
+      ...h.post('t1', 'a1'),
+      ...h.post('t2', 'b1'),
+      ...h.post('t1', 'a2'),
+      ...h.post('t2', 'b2'),
+      ...h.post('t1', 'a3'),
+    ];
+    expect(
+      seals(sealed).map((s) => [s.threadId, s.turnIds, s.turnFrom, s.turnTo, s.sequence]),
+    ).toEqual([
+      ['t1', ['a1', 'a2'], 1, 2, 1],
+      ['t2', ['b1', 'b2'], 1, 2, 2],
+    ]);
+    expect(h.state.threads.get('t1')?.openTurnIds).toEqual(['a3']);
+  });
+
+  it('the default block size is 12 and a shorter tail stays open', () => {
+    const h = harness();
+    const out = Array.from({ length: 11 }, (_, i) => h.post('t', `x${i}`)).flat();
+    expect(seals(out)).toEqual([]);
+    const last = seals(h.post('t', 'x11'));
+    expect(last).toHaveLength(1);
+    expect(last[0]!.turnIds).toHaveLength(12);
+    expect(last[0]!.blockSize).toBe(12);
+  });
+
+  it('a block-size change affects future seals only', () => {
+    const h = harness();
+    h.configure(3);
+    const first = seals([...h.post('t', '1'), ...h.post('t', '2'), ...h.post('t', '3')]);
+    h.configure(2);
+    const second = seals([...h.post('t', '4'), ...h.post('t', '5')]);
+    expect(first.map((s) => [s.turnFrom, s.turnTo, s.blockSize])).toEqual([[1, 3, 3]]);
+    expect(second.map((s) => [s.turnFrom, s.turnTo, s.blockSize])).toEqual([[4, 5, 2]]);
+  });
+
+  it('configuring with unchanged settings records nothing', () => {
+    const h = harness();
+    expect(h.configure(6)).toHaveLength(1);
+    expect(h.configure(6)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './api-keys.ts';
+export * from './app.ts';
+export * from './schemas.ts';

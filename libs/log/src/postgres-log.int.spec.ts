@@ -1,0 +1,225 @@
+import type { StoredRecord } from '@stratagate/domain';
+import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  freshSpace,
+  isStrictlyIncreasing,
+  numbered,
+  range,
+  sleep,
+  tailUntil,
+} from './contract/fixtures.ts';
+import { testMessageLog } from './message-log.contract.ts';
+import type { MessageLog } from './message-log.ts';
+import { appendRecords } from './postgres-log.append.ts';
+import { logTables } from './postgres-log.schema.ts';
+import { createPostgresLog, postgresLogCapabilities } from './postgres-log.ts';
+
+// One database per file (PGlite in memory, or a fresh database on DATABASE_URL's server) and one
+// schema per case: creating a database or a PGlite instance per case would dominate the run time.
+let database: Promise<Database> | undefined;
+const shared = () => (database ??= openTestDatabase('log'));
+let schemaCounter = 0;
+
+async function freshLog(): Promise<{ log: MessageLog; schema: string; db: Database }> {
+  const db = await shared();
+  schemaCounter += 1;
+  const schema = `log_case_${schemaCounter}`;
+  return { log: await createPostgresLog(db, { schema }), schema, db };
+}
+const dropSchema = async (db: Database, schema: string) => {
+  await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
+};
+
+afterAll(async () => {
+  const db = await database;
+  if (!db) return;
+  // Works around openTestDatabase().close() on a server: pg's pool.end() resolves before its sockets
+  // have closed, and the forced `drop database` right after kills them mid-goodbye, which surfaces
+  // as an uncaught 57P01 error. Destroying first (destroy is idempotent) and waiting avoids it.
+  await db.db.destroy();
+  await sleep(250);
+  await db.close();
+});
+
+testMessageLog(
+  `postgres table on ${describeBackend()}`,
+  async () => {
+    const { log, schema, db } = await freshLog();
+    return { log, teardown: () => dropSchema(db, schema) };
+  },
+  { capabilities: postgresLogCapabilities },
+);
+
+// PGlite is one session: a second writer cannot run while a transaction is held open.
+const concurrentSessions = Boolean(process.env.DATABASE_URL);
+const onServerOnly = concurrentSessions ? '' : ' [skipped: not applicable on PGlite, one session]';
+const onPgliteOnly = concurrentSessions ? ' [skipped: on a server other sessions may lag it]' : '';
+
+describe(`postgres table log specifics on ${describeBackend()}`, () => {
+  let current: Awaited<ReturnType<typeof freshLog>>;
+  beforeEach(async () => {
+    current = await freshLog();
+  });
+  afterEach(async () => {
+    await current.log.close();
+    await dropSchema(current.db, current.schema);
+  });
+
+  it.skipIf(!concurrentSessions)(
+    `safe tailing: a later position stays hidden until an earlier transaction commits${onServerOnly}`,
+    async () => {
+      const { log, db, schema } = current;
+      const [slowSpace, fastSpace] = [freshSpace(), freshSpace()];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let inserted!: () => void;
+      const insertedSignal = new Promise<void>((resolve) => (inserted = resolve));
+      // Its own pooled connection: a separate session that inserted and has not committed.
+      const slow = appendRecords(
+        db.db,
+        logTables(schema),
+        slowSpace,
+        numbered(slowSpace, 2),
+        {},
+        {
+          beforeCommit: async () => {
+            inserted();
+            await gate;
+          },
+        },
+      );
+      await insertedSignal;
+
+      let checkpoint = 0;
+      const fast = await (async () => {
+        try {
+          const result = await log.append(fastSpace, numbered(fastSpace, 1, 100));
+          expect(await log.readSpace(fastSpace, 0, 10)).toHaveLength(1); // committed...
+          for (let i = 0; i < 5; i += 1) {
+            // ...yet a tailer must not move past the open transaction's positions.
+            expect(await log.readAll(checkpoint, 100)).toEqual([]);
+            // The committed head already counts the later row: lag is measured against it.
+            expect(await log.headPosition()).toBeGreaterThan(checkpoint);
+            await sleep(20);
+          }
+          return result;
+        } finally {
+          release(); // never leave the transaction open: cleanup would wait on its locks
+        }
+      })();
+      const committed = await slow;
+      const seen = await tailUntil(log, 3, 10_000, checkpoint);
+      checkpoint = seen.at(-1)?.position ?? checkpoint;
+      const expected = [committed, fast].flatMap((r) => (r.status === 'appended' ? r.records : []));
+      expect(seen).toEqual(expected);
+      expect(isStrictlyIncreasing(seen.map((r) => r.position))).toBe(true);
+      expect(await log.readAll(checkpoint, 100)).toEqual([]);
+    },
+  );
+
+  it('stress: concurrent writers and a checkpointing tailer, every record seen once, versions gapless', async () => {
+    const { log, db, schema } = current;
+    const spaces = range(1, 4).map(() => freshSpace('tenant-stress'));
+    const writers = 8;
+    const appendsPerWriter = 50;
+    const appended: StoredRecord[] = [];
+    let writing = true;
+
+    const tailer = (async () => {
+      const seen: StoredRecord[] = [];
+      let checkpoint = 0;
+      let idleSince = Date.now();
+      // After the writers finish, give up once nothing new shows for 10 s (a skipped row never will).
+      while (writing || (seen.length < appended.length && Date.now() - idleSince < 10_000)) {
+        const page = await log.readAll(checkpoint, 25);
+        const last = page.at(-1);
+        if (!last) {
+          await sleep(writing ? 1 : 10);
+          continue;
+        }
+        seen.push(...page);
+        checkpoint = last.position;
+        idleSince = Date.now();
+      }
+      return seen;
+    })();
+    await Promise.all(
+      range(1, writers).map(async (w) => {
+        for (let i = 0; i < appendsPerWriter; i += 1) {
+          const space = spaces[(w + i) % spaces.length];
+          if (!space) throw new Error('unreachable');
+          const result = await log.append(space, numbered(space, 1 + ((w * i) % 3), w * 1000 + i));
+          if (result.status === 'appended') appended.push(...result.records);
+        }
+      }),
+    );
+    writing = false;
+    const seen = await tailer;
+
+    expect(seen).toHaveLength(appended.length);
+    expect(isStrictlyIncreasing(seen.map((r) => r.position))).toBe(true);
+    const byPosition = (a: StoredRecord, b: StoredRecord) => a.position - b.position;
+    expect(seen).toEqual([...appended].sort(byPosition));
+    for (const space of spaces) {
+      const versions = seen
+        .filter((r) => r.metadata.spaceId === space.spaceId)
+        .map((r) => r.spaceVersion);
+      expect(versions).toEqual(range(1, versions.length));
+      expect(await log.spaceVersion(space)).toBe(versions.length);
+    }
+    // The invariant safe tailing rests on: positions never go back in transaction-id order.
+    const { rows } = await sql<{ backwards: number | string }>`
+      select count(*) as backwards from (
+        select transaction_id < lag(transaction_id) over (order by position) as back
+        from ${logTables(schema).records}) x
+      where back`.execute(db.db);
+    expect(Number(rows[0]?.backwards)).toBe(0);
+  });
+
+  it('an insert failing inside the position critical section releases the lock', async () => {
+    const { log } = current;
+    const [a, b] = [freshSpace(), freshSpace()];
+    const [taken] = numbered(a, 1);
+    if (!taken) throw new Error('unreachable');
+    await log.append(a, [taken]);
+    const clash = {
+      ...taken,
+      metadata: { ...taken.metadata, spaceId: b.spaceId, tenantId: b.tenantId },
+    };
+
+    await expect(log.append(b, [clash])).rejects.toMatchObject({ code: '23505' });
+    // On a server the next appends run on other pooled sessions: a leaked lock would block them.
+    const next = Promise.all(range(1, 4).map(() => log.append(b, numbered(b, 1))));
+    const timeout = sleep(5_000).then(() => 'blocked' as const);
+    expect(await Promise.race([next.then(() => 'done' as const), timeout])).toBe('done');
+    expect(await log.spaceVersion(b)).toBe(4);
+  });
+
+  it('migration is idempotent, also when several instances start at once', async () => {
+    const { log, db, schema } = current;
+    const space = freshSpace();
+    await log.append(space, numbered(space, 2));
+
+    const again = await Promise.all(range(1, 3).map(() => createPostgresLog(db, { schema })));
+    for (const other of again) expect(await other.spaceVersion(space)).toBe(2);
+    const racing = `${schema}_race`;
+    await Promise.all(range(1, 3).map(() => createPostgresLog(db, { schema: racing })));
+    await dropSchema(db, racing);
+  });
+
+  it.skipIf(concurrentSessions)(
+    `PGlite: readAll sees a committed append at once, no other session holds the horizon back${onPgliteOnly}`,
+    async () => {
+      const { log } = current;
+      const space = freshSpace();
+      const result = await log.append(space, numbered(space, 2));
+
+      expect(await log.readAll(0, 10)).toEqual(result.status === 'appended' ? result.records : []);
+      expect(await log.headPosition()).toBe(
+        result.status === 'appended' ? result.records[1]?.position : -1,
+      );
+    },
+  );
+});

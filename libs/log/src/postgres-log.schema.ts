@@ -1,0 +1,96 @@
+import type { RecordMetadata, StoredRecord } from '@stratagate/domain';
+import type { AnyDb } from '@stratagate/store';
+import { sql, type RawBuilder } from 'kysely';
+
+/** Table references and advisory-lock keys of one log schema. */
+export interface LogTables {
+  readonly schema: string;
+  readonly records: RawBuilder<unknown>;
+  readonly streams: RawBuilder<unknown>;
+}
+
+export function logTables(schema: string): LogTables {
+  return {
+    schema,
+    records: sql.table(`${schema}.records`),
+    streams: sql.table(`${schema}.streams`),
+  };
+}
+
+// Advisory locks use the two-int form, namespaced by the schema, so several logs (and other modules'
+// single-bigint advisory locks) never contend by accident.
+export const spaceLock = (t: LogTables, tenantId: string, spaceId: string) =>
+  sql`hashtext(${`stratagate.log:${t.schema}:space`}), hashtext(${`${tenantId}/${spaceId}`})`;
+export const positionLock = (t: LogTables) =>
+  sql`hashtext('stratagate.log'), hashtext(${`${t.schema}:positions`})`;
+const migrationLock = (t: LogTables) =>
+  sql`hashtext('stratagate.log'), hashtext(${`${t.schema}:migrate`})`;
+
+/**
+ * Idempotent migration. Runs under an advisory lock because concurrent `create ... if not exists`
+ * of the same table can still fail on the catalog's unique indexes when two processes start at once.
+ */
+export async function migrateLog(db: AnyDb, t: LogTables): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${migrationLock(t)})`.execute(trx);
+    await sql`create schema if not exists ${sql.id(t.schema)}`.execute(trx);
+    await sql`
+      create table if not exists ${t.records} (
+        position        bigint generated always as identity primary key,
+        -- Writing transaction; readAll only returns rows of transactions older than every running one.
+        transaction_id  xid8 not null default pg_current_xact_id(),
+        tenant_id       text not null,
+        space_id        text not null,
+        space_version   bigint not null,
+        record_id       text not null unique,
+        type            text not null,
+        schema_version  integer not null,
+        thread_id       text,
+        -- Kept as text: the caller's UTC offset is part of the fact (MM-GEN-1).
+        occurred_at     text not null,
+        recorded_at     timestamptz not null default now(),
+        idempotency_key text,
+        metadata        jsonb not null,
+        data            jsonb not null,
+        constraint records_space_version_key unique (tenant_id, space_id, space_version)
+      )`.execute(trx);
+    await sql`
+      create unique index if not exists records_idempotency_key
+        on ${t.records} (tenant_id, space_id, idempotency_key) where idempotency_key is not null
+    `.execute(trx);
+    await sql`
+      create table if not exists ${t.streams} (
+        tenant_id  text not null,
+        space_id   text not null,
+        version    bigint not null,
+        updated_at timestamptz not null default now(),
+        primary key (tenant_id, space_id)
+      )`.execute(trx);
+  });
+}
+
+/** The unique index whose violation means "this idempotency key is already stored". */
+export const IDEMPOTENCY_INDEX = 'records_idempotency_key';
+
+export interface RecordRow {
+  position: number | string;
+  space_version: number | string;
+  type: string;
+  metadata: RecordMetadata;
+  data: unknown;
+  recorded_at: string;
+}
+
+/** Select list producing a RecordRow; recorded_at is rendered in SQL so no driver parser matters. */
+export const recordColumns = sql`position, space_version, type, metadata, data,
+  to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at`;
+
+export const toStoredRecord = (row: RecordRow): StoredRecord => ({
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  // int8 arrives as string unless a parser is installed; positions fit a JS number for centuries.
+  position: Number(row.position),
+  spaceVersion: Number(row.space_version),
+  recordedAt: row.recorded_at,
+});

@@ -1,0 +1,116 @@
+import type { SpaceRef, StoredRecord } from '@stratagate/domain';
+import type { Database } from '@stratagate/store';
+import { sql, type RawBuilder } from 'kysely';
+import type { LogCapabilities, MessageLog } from './message-log.ts';
+import { appendRecords, findFirstStored, readSpaceVersion } from './postgres-log.append.ts';
+import {
+  logTables,
+  migrateLog,
+  recordColumns,
+  toStoredRecord,
+  type RecordRow,
+} from './postgres-log.schema.ts';
+
+export const postgresLogCapabilities: LogCapabilities = {
+  expectedVersion: true,
+  globalOrder: true,
+  idempotentAppend: true,
+};
+
+/**
+ * Safe tailing. Positions come from a sequence, so a transaction can take position 10, another
+ * take 11 and commit first. A reader that returned 11 and checkpointed it would never see 10.
+ * readAll therefore returns only rows whose writing transaction is older than every transaction
+ * still running (`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`): those are final.
+ * That set is a prefix of the positions because appends assign their transaction id and draw their
+ * positions inside one global critical section (postgres-log.append.ts), so position order equals
+ * transaction-id order; any row still to become visible belongs to a younger transaction and has a
+ * higher position than every row returned. Costs: visibility waits for the oldest running write
+ * transaction on the server (any database); readAll must run outside a transaction that has
+ * written (its own id would hold the horizon back). On PGlite, the single session means no
+ * transaction is running while readAll runs, so every committed row is visible at once.
+ */
+const safeHorizon = sql`(select pg_snapshot_xmin(pg_current_snapshot()))`;
+
+export async function createPostgresLog(
+  database: Database,
+  options: { schema?: string } = {},
+): Promise<MessageLog> {
+  const { db } = database;
+  const t = logTables(options.schema ?? 'log');
+  await migrateLog(db, t);
+  const listeners = new Set<() => void>();
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw new Error(`message log "${t.schema}" is closed`);
+  };
+  const query = async (q: RawBuilder<RecordRow>): Promise<StoredRecord[]> => {
+    assertOpen();
+    const { rows } = await q.execute(db);
+    return rows.map(toStoredRecord);
+  };
+  const notify = () => {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        // The append is durable: a failing wake-up must not make the caller retry it.
+        process.emitWarning(`message log onAppended listener failed: ${String(error)}`);
+      }
+    }
+  };
+
+  return {
+    name: `postgres-table(${t.schema})`,
+    capabilities: postgresLogCapabilities,
+
+    async append(space, records, appendOptions) {
+      assertOpen();
+      const result = await appendRecords(db, t, space, records, appendOptions);
+      if (result.status === 'appended' && result.records.length > 0) notify();
+      return result;
+    },
+
+    readSpace: (space, afterVersion, limit) =>
+      query(sql<RecordRow>`
+        select ${recordColumns} from ${t.records}
+        where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}
+          and space_version > ${afterVersion}
+        order by space_version limit ${limit}`),
+
+    readAll: (afterPosition, limit) =>
+      query(sql<RecordRow>`
+        select ${recordColumns} from ${t.records}
+        where position > ${afterPosition} and transaction_id < ${safeHorizon}
+        order by position limit ${limit}`),
+
+    async findByIdempotencyKey(space: SpaceRef, key: string) {
+      assertOpen();
+      return findFirstStored(db, t, space, [key]);
+    },
+
+    async spaceVersion(space) {
+      assertOpen();
+      return readSpaceVersion(db, t, space);
+    },
+
+    async headPosition() {
+      assertOpen();
+      const { rows } = await sql<{ position: number | string }>`
+        select position from ${t.records} order by position desc limit 1`.execute(db);
+      return rows[0] ? Number(rows[0].position) : 0;
+    },
+
+    onAppended(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async close() {
+      // The Database belongs to the caller; closing the log only stops this instance.
+      closed = true;
+      listeners.clear();
+    },
+  };
+}

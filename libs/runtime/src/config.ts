@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { DEFAULT_READ_MODEL_SCHEMA } from '@stratagate/store';
+
+export const ROLES = ['ingest', 'projector', 'consolidator', 'query'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Every setting the processes read, with its environment name. Service code receives a parsed
+ * Config and never reads process.env itself. infra/ manifests may only set names listed here.
+ */
+export const ConfigSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('Postgres server; PGlite in STRATAGATE_DATA_DIR when unset'),
+  STRATAGATE_DATA_DIR: z.string().default('./.stratagate'),
+  STRATAGATE_HOST: z.string().default('127.0.0.1'),
+  STRATAGATE_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  STRATAGATE_ROLES: z
+    .string()
+    .default('all')
+    .transform((s, ctx) => {
+      if (s === 'all') return [...ROLES];
+      const roles = s.split(',').map((r) => r.trim());
+      for (const r of roles) {
+        if (!(ROLES as readonly string[]).includes(r)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown role '${r}' (use ${ROLES.join(', ')} or all)`,
+          });
+        }
+      }
+      return roles as Role[];
+    }),
+  STRATAGATE_READ_MODEL_SCHEMA: z.string().default(DEFAULT_READ_MODEL_SCHEMA),
+  STRATAGATE_API_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe('register this key for STRATAGATE_TENANT on start'),
+  STRATAGATE_TENANT: z.string().default('local'),
+  STRATAGATE_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(2 * 1024 * 1024),
+  STRATAGATE_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info'),
+  STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+export const CONFIG_ENV_NAMES = Object.keys(ConfigSchema.shape);
+
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  overrides: Partial<Record<string, string>> = {},
+): Config {
+  const picked: Record<string, string> = {};
+  for (const name of CONFIG_ENV_NAMES) {
+    const value = overrides[name] ?? env[name];
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  const parsed = ConfigSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

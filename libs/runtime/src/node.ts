@@ -1,0 +1,162 @@
+import pino, { type Logger } from 'pino';
+import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
+import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
+import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
+import { createPostgresLog, type MessageLog } from '@stratagate/log';
+import { createOfflineProvider, type ModelPort } from '@stratagate/model';
+import {
+  coreProjection,
+  createProjector,
+  readCheckpoint,
+  type Projector,
+} from '@stratagate/projector';
+import { queryRoutes } from '@stratagate/query';
+import { openDatabase, type Database } from '@stratagate/store';
+import type { Config } from './config.ts';
+
+export interface StrataGateNode {
+  config: Config;
+  database: Database;
+  log: MessageLog;
+  apiKeys: ApiKeyStore;
+  projector: Projector | null;
+  consolidator: Consolidator | null;
+  http: HttpApp | null;
+  /** Base URL once listening. */
+  url: string | null;
+  /** A key created on this start (embedded first start); shown once, never stored in clear. */
+  createdKey: string | null;
+  stop(): Promise<void>;
+}
+
+export interface NodeOptions {
+  logger?: Logger | false;
+  model?: ModelPort;
+  now?: () => Date;
+  /** Skip listen (tests use app.inject). */
+  listen?: boolean;
+  /** Create a first key when none exists (the embedded default does). */
+  bootstrapKey?: boolean;
+  /** An already open database (tests); otherwise opened from the config. */
+  database?: Database;
+}
+
+/** Wires the roles named in the config into one process: all four for `npm start`. */
+export async function startNode(
+  config: Config,
+  options: NodeOptions = {},
+): Promise<StrataGateNode> {
+  const logger =
+    options.logger === false
+      ? false
+      : (options.logger ??
+        pino({
+          level: config.STRATAGATE_LOG_LEVEL,
+          redact: ['req.headers.authorization', '*.apiKey'],
+        }));
+  const now = options.now ?? (() => new Date());
+  const database =
+    options.database ??
+    (await openDatabase(
+      config.DATABASE_URL
+        ? { kind: 'postgres', url: config.DATABASE_URL }
+        : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR },
+    ));
+  const log = await createPostgresLog(database);
+  const apiKeys = new ApiKeyStore(database.db);
+  await apiKeys.migrate();
+  await coreProjection.migrate(database.db, config.STRATAGATE_READ_MODEL_SCHEMA);
+
+  let createdKey: string | null = null;
+  if (config.STRATAGATE_API_KEY) {
+    await apiKeys.create(
+      config.STRATAGATE_TENANT,
+      'from STRATAGATE_API_KEY',
+      config.STRATAGATE_API_KEY,
+    );
+  } else if (options.bootstrapKey !== false && (await apiKeys.count()) === 0) {
+    createdKey = (await apiKeys.create(config.STRATAGATE_TENANT, 'first start')).key;
+  }
+
+  const roles = new Set(config.STRATAGATE_ROLES);
+  const schema = config.STRATAGATE_READ_MODEL_SCHEMA;
+  const onError = (role: string) => (error: unknown) => {
+    if (logger) logger.error({ err: error, role }, `${role} loop failed; retrying`);
+  };
+
+  const projector = roles.has('projector')
+    ? createProjector({
+        db: database.db,
+        log,
+        schema,
+        projection: coreProjection,
+        onError: onError('projector'),
+      })
+    : null;
+  const consolidator = roles.has('consolidator')
+    ? createConsolidator({
+        db: database.db,
+        log,
+        schema,
+        model: options.model ?? createOfflineProvider(),
+        now,
+        timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS,
+        onError: onError('consolidator'),
+      })
+    : null;
+
+  const routes: ((app: TypedApp) => void)[] = [];
+  if (roles.has('ingest'))
+    routes.push(ingestRoutes({ log, writer: new SpaceWriterService(log), now }));
+  if (roles.has('query')) {
+    routes.push(
+      queryRoutes({
+        db: database.db,
+        log,
+        schema,
+        now,
+        projectedPosition: () => readCheckpoint(database.db, schema, coreProjection.name),
+      }),
+    );
+  }
+  const http =
+    routes.length > 0
+      ? await buildHttpApp({
+          apiKeys,
+          logger: logger === false ? false : logger.child({ component: 'http' }),
+          bodyLimit: config.STRATAGATE_BODY_LIMIT_BYTES,
+          ready: async () => (await log.headPosition()) >= 0,
+          routes,
+        })
+      : null;
+
+  projector?.start();
+  consolidator?.start();
+  let url: string | null = null;
+  if (http && options.listen !== false) {
+    url = await http.listen({ host: config.STRATAGATE_HOST, port: config.STRATAGATE_PORT });
+  }
+
+  let stopped = false;
+  return {
+    config,
+    database,
+    log,
+    apiKeys,
+    projector,
+    consolidator,
+    http,
+    url,
+    createdKey,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // Stop taking requests first, then let the loops finish their current batch.
+      await http?.close();
+      await consolidator?.stop();
+      await projector?.stop();
+      await log.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { sql } from 'kysely';
+import type { AnyDb } from '../database.ts';
+
+/**
+ * The read model lives in one Postgres schema per projection version (e.g. `rm_v1`), so a rebuild
+ * can build the next version beside the live one and reads switch by schema name.
+ * Rows hold no clock values of their own: a rebuild from position 0 yields identical tables.
+ */
+export const READ_MODEL_VERSION = 1;
+export const DEFAULT_READ_MODEL_SCHEMA = `rm_v${READ_MODEL_VERSION}`;
+
+export function assertSchemaName(schema: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+}
+
+export async function migrateReadModel(db: AnyDb, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  const s = sql.id(schema);
+  const statements = [
+    sql`create schema if not exists ${s}`,
+    sql`create table if not exists ${s}.checkpoints (
+      name text primary key,
+      position bigint not null
+    )`,
+    sql`create table if not exists ${s}.spaces (
+      tenant_id text not null,
+      space_id text not null,
+      block_size int not null,
+      decay_lambda double precision not null,
+      turn_counter int not null default 0,
+      block_count int not null default 0,
+      applied_position bigint not null,
+      primary key (tenant_id, space_id)
+    )`,
+    sql`create table if not exists ${s}.threads (
+      tenant_id text not null,
+      space_id text not null,
+      thread_id text not null,
+      turn_count int not null default 0,
+      ready_count int not null default 0,
+      applied_position bigint not null,
+      primary key (tenant_id, space_id, thread_id)
+    )`,
+    sql`create table if not exists ${s}.turns (
+      tenant_id text not null,
+      space_id text not null,
+      turn_id text not null,
+      thread_id text not null,
+      space_turn int not null,
+      thread_turn int not null,
+      occurred_at text not null,
+      block_id text,
+      position bigint not null,
+      applied_position bigint not null,
+      primary key (tenant_id, space_id, turn_id)
+    )`,
+    sql`create index if not exists turns_open_tail on ${s}.turns (tenant_id, space_id, thread_id, thread_turn)`,
+    sql`create table if not exists ${s}.messages (
+      tenant_id text not null,
+      space_id text not null,
+      message_id text not null,
+      turn_id text not null,
+      thread_id text not null,
+      seq int not null,
+      role text not null,
+      name text,
+      content text not null,
+      tool_calls jsonb not null,
+      occurred_at text not null,
+      space_turn int not null,
+      thread_turn int not null,
+      primary key (tenant_id, space_id, message_id)
+    )`,
+    sql`create index if not exists messages_by_turn on ${s}.messages (tenant_id, space_id, turn_id, seq)`,
+    sql`create table if not exists ${s}.blocks (
+      tenant_id text not null,
+      space_id text not null,
+      block_id text not null,
+      thread_id text not null,
+      sequence int not null,
+      turn_from int not null,
+      turn_to int not null,
+      space_turn_to int not null,
+      sealed_at text not null,
+      status text not null,
+      l3 text not null,
+      l4 text not null,
+      l5 text not null,
+      tokens_l3 int not null,
+      tokens_l4 int not null,
+      tokens_l5 int not null,
+      title text,
+      tags jsonb,
+      summary text,
+      key_points jsonb,
+      should_extract boolean,
+      model jsonb,
+      summary_status text not null,
+      summary_attempts int not null default 0,
+      summary_cycle int not null default 0,
+      summary_next_retry_at timestamptz,
+      summary_last_error text,
+      extraction_status text not null,
+      ready_position int,
+      anchor_position int,
+      anchor_level int,
+      last_lifted_at text,
+      last_lifted_by text,
+      applied_position bigint not null,
+      primary key (tenant_id, space_id, block_id)
+    )`,
+    sql`create index if not exists blocks_by_thread on ${s}.blocks (tenant_id, space_id, thread_id, turn_from)`,
+    sql`create index if not exists blocks_due_summary on ${s}.blocks (summary_status, summary_next_retry_at)
+      where summary_status in ('pending', 'failed')`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+}
+
+/** Tables in dump order, with the columns that identify a row. Used by rebuild comparisons. */
+export const READ_MODEL_TABLES: Record<string, string[]> = {
+  spaces: ['tenant_id', 'space_id'],
+  threads: ['tenant_id', 'space_id', 'thread_id'],
+  turns: ['tenant_id', 'space_id', 'turn_id'],
+  messages: ['tenant_id', 'space_id', 'message_id'],
+  blocks: ['tenant_id', 'space_id', 'block_id'],
+};
+
+/** Every row of every read-model table, ordered by key: equal dumps mean equal read models. */
+export async function dumpReadModel(db: AnyDb, schema: string): Promise<Record<string, unknown[]>> {
+  assertSchemaName(schema);
+  const out: Record<string, unknown[]> = {};
+  for (const [table, keys] of Object.entries(READ_MODEL_TABLES)) {
+    let query = db.withSchema(schema).selectFrom(table).selectAll();
+    for (const key of keys) query = query.orderBy(sql.ref(key));
+    const rows = await query.execute();
+    out[table] = rows.map((r) => {
+      const { applied_position: _a, ...rest } = r as Record<string, unknown>;
+      return rest;
+    });
+  }
+  return out;
+}

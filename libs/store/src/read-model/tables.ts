@@ -1,0 +1,97 @@
+/** Row shapes of the read model (snake_case, as Postgres returns them). */
+export interface SpaceRow {
+  tenant_id: string;
+  space_id: string;
+  block_size: number;
+  decay_lambda: number;
+  turn_counter: number;
+  block_count: number;
+  applied_position: number;
+}
+
+export interface ThreadRow {
+  tenant_id: string;
+  space_id: string;
+  thread_id: string;
+  turn_count: number;
+  ready_count: number;
+  applied_position: number;
+}
+
+export interface TurnRow {
+  tenant_id: string;
+  space_id: string;
+  turn_id: string;
+  thread_id: string;
+  space_turn: number;
+  thread_turn: number;
+  occurred_at: string;
+  block_id: string | null;
+  position: number;
+  applied_position: number;
+}
+
+export interface MessageRow {
+  tenant_id: string;
+  space_id: string;
+  message_id: string;
+  turn_id: string;
+  thread_id: string;
+  seq: number;
+  role: 'user' | 'assistant' | 'tool' | 'system';
+  name: string | null;
+  content: string;
+  tool_calls: { name: string; arguments?: unknown; result?: unknown }[];
+  occurred_at: string;
+  space_turn: number;
+  thread_turn: number;
+}
+
+export type SummaryStatus = 'pending' | 'succeeded' | 'failed';
+export type ExtractionStatus = 'pending' | 'succeeded' | 'skipped' | 'failed';
+
+export interface BlockRow {
+  tenant_id: string;
+  space_id: string;
+  block_id: string;
+  thread_id: string;
+  sequence: number;
+  turn_from: number;
+  turn_to: number;
+  space_turn_to: number;
+  sealed_at: string;
+  status: 'pending' | 'ready';
+  l3: string;
+  l4: string;
+  l5: string;
+  tokens_l3: number;
+  tokens_l4: number;
+  tokens_l5: number;
+  title: string | null;
+  tags: string[] | null;
+  summary: string | null;
+  key_points: string[] | null;
+  should_extract: boolean | null;
+  model: unknown;
+  summary_status: SummaryStatus;
+  summary_attempts: number;
+  summary_cycle: number;
+  summary_next_retry_at: Date | null;
+  summary_last_error: string | null;
+  extraction_status: ExtractionStatus;
+  ready_position: number | null;
+  anchor_position: number | null;
+  anchor_level: number | null;
+  last_lifted_at: string | null;
+  last_lifted_by: string | null;
+  applied_position: number;
+}
+
+export interface ReadModelTables {
+  checkpoints: { name: string; position: number };
+  spaces: SpaceRow;
+  threads: ThreadRow;
+  turns: TurnRow;
+  messages: MessageRow;
+  blocks: BlockRow;
+}

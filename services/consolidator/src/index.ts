@@ -1,0 +1,2 @@
+export * from './summary-jobs.ts';
+export * from './consolidator.ts';

@@ -1,0 +1,3 @@
+export * from './space-writer.service.ts';
+export * from './turns.schema.ts';
+export * from './turns.route.ts';

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import {
+  DEFAULT_THREAD_ID,
+  decideConfigureSpace,
+  decideRecordTurn,
+  type DataOf,
+  type SpaceRef,
+  type StoredRecord,
+} from '@stratagate/domain';
+import { conflict, IdParam, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import type { MessageLog } from '@stratagate/log';
+import { newId, type SpaceWriterService } from './space-writer.service.ts';
+import {
+  PostTurnBody,
+  PostTurnReply,
+  RetryBody,
+  SpaceSettingsBody,
+  type PostTurnReply as Reply,
+} from './turns.schema.ts';
+
+export interface IngestContext {
+  log: MessageLog;
+  writer: SpaceWriterService;
+  now: () => Date;
+}
+
+const SpaceParams = z.object({ spaceId: SpaceIdParam });
+
+export function ingestRoutes(ctx: IngestContext) {
+  return (app: TypedApp) => {
+    app.post(
+      '/v1/spaces/:spaceId/turns',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: 'Record a finished turn of a thread',
+          description:
+            'Appends the turn to the space log and answers once it is durable. Sealing into blocks happens in the same append when the thread reaches the block size. The same `turnId` again answers the same body with `Idempotent-Replayed: true` and appends nothing; the same id with a different body is 409.',
+          params: SpaceParams,
+          body: PostTurnBody,
+          response: { 202: PostTurnReply },
+        },
+      },
+      async (request, reply) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const body = request.body;
+        const turnId = body.turnId ?? newId('turn');
+        const threadId = body.threadId ?? DEFAULT_THREAD_ID;
+        const occurredAt = body.occurredAt ?? ctx.now().toISOString();
+        const messages = body.messages.map((m) => ({
+          role: m.role,
+          ...(m.name !== undefined ? { name: m.name } : {}),
+          content: m.content,
+          toolCalls: (m.toolCalls ?? []).map((t) => ({ ...t })),
+        }));
+        const outcome = await ctx.writer.write(
+          space,
+          { occurredAt, threadId, idempotencyKey: `turn:${turnId}` },
+          (state) =>
+            decideRecordTurn(state, {
+              turnId,
+              threadId,
+              occurredAt,
+              messages,
+              newMessageId: () => newId('msg'),
+              newBlockId: () => newId('blk'),
+            }),
+        );
+        if (outcome.status === 'duplicate') {
+          const replay = await replayAnswer(ctx.log, space, outcome.existing);
+          assertSameTurn(outcome.existing, { threadId, messages });
+          reply.header('idempotent-replayed', 'true');
+          return reply.code(202).send(replay);
+        }
+        return reply.code(202).send(answer(outcome.records));
+      },
+    );
+
+    app.put(
+      '/v1/spaces/:spaceId/settings',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: 'Configure a space (block size, fading λ)',
+          description:
+            'Affects future seals only; blocks already sealed are never re-partitioned (MM-BLK-2).',
+          params: SpaceParams,
+          body: SpaceSettingsBody,
+        },
+      },
+      async (request) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const outcome = await ctx.writer.write(
+          space,
+          { occurredAt: ctx.now().toISOString() },
+          (state) => decideConfigureSpace(state, request.body),
+        );
+        const state = outcome.state;
+        return {
+          spaceId: space.spaceId,
+          blockSize: state.blockSize,
+          decayLambda: state.decayLambda,
+          spaceVersion: state.version,
+        };
+      },
+    );
+
+    app.post(
+      '/v1/spaces/:spaceId/blocks/:blockId/retry',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: 'Retry a failed derivation job of a block (MM-JOB-3)',
+          params: z.object({ spaceId: SpaceIdParam, blockId: IdParam }),
+          body: RetryBody,
+        },
+      },
+      async (request, reply) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const { blockId } = request.params;
+        const outcome = await ctx.writer.write(
+          space,
+          { occurredAt: ctx.now().toISOString() },
+          () => [{ type: 'DerivationRetryRequested', data: { blockId, job: request.body.job } }],
+        );
+        const position =
+          outcome.status === 'appended' ? (outcome.records[0]?.position ?? null) : null;
+        return reply.code(202).send({ blockId, job: request.body.job, position });
+      },
+    );
+  };
+}
+
+function answer(records: StoredRecord[]): Reply {
+  const turn = records[0]!;
+  const data = turn.data as DataOf<'TurnRecorded'>;
+  const seal = records.find((r) => r.type === 'BlockSealed');
+  return {
+    turnId: data.turnId,
+    threadId: data.threadId,
+    position: turn.position,
+    spaceVersion: turn.spaceVersion,
+    spaceTurn: data.spaceTurn,
+    threadTurn: data.threadTurn,
+    sealedBlockId: seal ? (seal.data as DataOf<'BlockSealed'>).blockId : null,
+  };
+}
+
+/** The first answer, rebuilt from the log: the turn record and the seal it caused, if any. */
+async function replayAnswer(log: MessageLog, space: SpaceRef, existing: StoredRecord) {
+  const next = await log.readSpace(space, existing.spaceVersion, 1);
+  const caused = next.filter((r) => r.metadata.causationId === existing.metadata.recordId);
+  return answer([existing, ...caused]);
+}
+
+function assertSameTurn(
+  existing: StoredRecord,
+  request: { threadId: string; messages: { role: string; name?: string; content: string }[] },
+) {
+  const data = existing.data as DataOf<'TurnRecorded'>;
+  const same =
+    data.threadId === request.threadId &&
+    data.messages.length === request.messages.length &&
+    data.messages.every((m, i) => {
+      const r = request.messages[i]!;
+      return m.role === r.role && m.content === r.content && (m.name ?? null) === (r.name ?? null);
+    });
+  if (!same) {
+    throw conflict(
+      'turn_id_reused',
+      `turnId '${data.turnId}' was already recorded with a different thread or messages`,
+    );
+  }
+}

@@ -1,0 +1,233 @@
+import type { Kysely } from 'kysely';
+import { deriveLayers, type DecodedRecord, type RecordOf } from '@stratagate/domain';
+import type { BlockRow, ReadModelTables } from '@stratagate/store';
+
+type Rm = Kysely<ReadModelTables>;
+type Meta = DecodedRecord['meta'];
+
+function blockQuery(rm: Rm, meta: Meta, blockId: string) {
+  return rm
+    .selectFrom('blocks')
+    .selectAll()
+    .where('tenant_id', '=', meta.metadata.tenantId)
+    .where('space_id', '=', meta.metadata.spaceId)
+    .where('block_id', '=', blockId);
+}
+
+/** The block row if this record has not been applied to it yet (row-level idempotency guard). */
+async function unappliedBlock(rm: Rm, meta: Meta, blockId: string): Promise<BlockRow | null> {
+  const block = await blockQuery(rm, meta, blockId).executeTakeFirst();
+  if (!block || Number(block.applied_position) >= meta.position) return null;
+  return block;
+}
+
+async function updateBlock(rm: Rm, meta: Meta, blockId: string, set: Partial<BlockRow>) {
+  await rm
+    .updateTable('blocks')
+    .set({ ...set, applied_position: meta.position } as never)
+    .where('tenant_id', '=', meta.metadata.tenantId)
+    .where('space_id', '=', meta.metadata.spaceId)
+    .where('block_id', '=', blockId)
+    .execute();
+}
+
+async function threadReadyCount(rm: Rm, meta: Meta, threadId: string): Promise<number> {
+  const t = await rm
+    .selectFrom('threads')
+    .select('ready_count')
+    .where('tenant_id', '=', meta.metadata.tenantId)
+    .where('space_id', '=', meta.metadata.spaceId)
+    .where('thread_id', '=', threadId)
+    .executeTakeFirstOrThrow();
+  return t.ready_count;
+}
+
+/**
+ * MM-BLK-16: a block turns ready once L0–L2 are valid and extraction succeeded or was skipped.
+ * It then sits at level 5, anchored at its 1-based rank among the thread's ready blocks.
+ */
+async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Partial<BlockRow>> {
+  const complete =
+    b.status === 'pending' &&
+    b.summary_status === 'succeeded' &&
+    (b.extraction_status === 'skipped' || b.extraction_status === 'succeeded');
+  if (!complete) return {};
+  const rank = (await threadReadyCount(rm, meta, b.thread_id)) + 1;
+  await rm
+    .updateTable('threads')
+    .set({ ready_count: rank, applied_position: meta.position })
+    .where('tenant_id', '=', meta.metadata.tenantId)
+    .where('space_id', '=', meta.metadata.spaceId)
+    .where('thread_id', '=', b.thread_id)
+    .execute();
+  return { status: 'ready', ready_position: rank, anchor_position: rank, anchor_level: 5 };
+}
+
+export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: Meta) {
+  const { tenantId, spaceId } = meta.metadata;
+  const d = rec.data;
+  const messages = await rm
+    .selectFrom('messages')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('turn_id', 'in', d.turnIds)
+    .orderBy('thread_turn')
+    .orderBy('seq')
+    .execute();
+  const layers = deriveLayers(
+    messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls })),
+  );
+  await rm
+    .insertInto('blocks')
+    .values({
+      tenant_id: tenantId,
+      space_id: spaceId,
+      block_id: d.blockId,
+      thread_id: d.threadId,
+      sequence: d.sequence,
+      turn_from: d.turnFrom,
+      turn_to: d.turnTo,
+      space_turn_to: d.spaceTurnTo,
+      sealed_at: meta.metadata.occurredAt,
+      status: 'pending',
+      l3: layers.l3,
+      l4: layers.l4,
+      l5: layers.l5,
+      tokens_l3: layers.tokens.l3,
+      tokens_l4: layers.tokens.l4,
+      tokens_l5: layers.tokens.l5,
+      summary_status: 'pending',
+      summary_attempts: 0,
+      summary_cycle: 0,
+      extraction_status: 'pending',
+      applied_position: meta.position,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await rm
+    .updateTable('turns')
+    .set({ block_id: d.blockId })
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('turn_id', 'in', d.turnIds)
+    .execute();
+  await rm
+    .updateTable('spaces')
+    .set({ block_count: d.sequence, applied_position: meta.position })
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('applied_position', '<', meta.position)
+    .execute();
+}
+
+export async function onBlockSummarized(rm: Rm, rec: RecordOf<'BlockSummarized'>, meta: Meta) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  // First summary wins; a late duplicate from a second worker changes nothing.
+  if (!b || b.summary_status === 'succeeded') return;
+  const d = rec.data;
+  const next: BlockRow = {
+    ...b,
+    title: d.title,
+    tags: d.tags,
+    summary: d.summary,
+    key_points: d.keyPoints,
+    should_extract: d.shouldExtract,
+    summary_status: 'succeeded',
+    summary_attempts: d.attempt,
+    summary_next_retry_at: null,
+    summary_last_error: null,
+    extraction_status: d.shouldExtract ? b.extraction_status : 'skipped',
+  };
+  await updateBlock(rm, meta, b.block_id, {
+    title: next.title,
+    tags: JSON.stringify(next.tags) as never,
+    summary: next.summary,
+    key_points: JSON.stringify(next.key_points) as never,
+    should_extract: next.should_extract,
+    model: JSON.stringify(d.model) as never,
+    summary_status: next.summary_status,
+    summary_attempts: next.summary_attempts,
+    summary_next_retry_at: null,
+    summary_last_error: null,
+    extraction_status: next.extraction_status,
+    ...(await readyFields(rm, meta, next)),
+  });
+}
+
+export async function onExtractionSkipped(rm: Rm, rec: RecordOf<'ExtractionSkipped'>, meta: Meta) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b || b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
+  const next: BlockRow = { ...b, extraction_status: 'skipped' };
+  await updateBlock(rm, meta, b.block_id, {
+    extraction_status: 'skipped',
+    ...(await readyFields(rm, meta, next)),
+  });
+}
+
+export async function onDerivationFailed(rm: Rm, rec: RecordOf<'DerivationFailed'>, meta: Meta) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b) return;
+  const d = rec.data;
+  const message = `${d.error.code}: ${d.error.message}`;
+  switch (d.job) {
+    case 'summary':
+      if (b.summary_status === 'succeeded') return;
+      await updateBlock(rm, meta, b.block_id, {
+        summary_status: 'failed',
+        summary_attempts: d.attempt,
+        summary_next_retry_at: d.nextRetryAt ? new Date(d.nextRetryAt) : null,
+        summary_last_error: message,
+      });
+      return;
+    case 'extraction':
+      if (b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
+      await updateBlock(rm, meta, b.block_id, { extraction_status: 'failed' });
+      return;
+    default: {
+      const never: never = d.job;
+      return never;
+    }
+  }
+}
+
+/** MM-JOB-3: a manual retry applies to failed jobs only and resets their attempts. */
+export async function onDerivationRetryRequested(
+  rm: Rm,
+  rec: RecordOf<'DerivationRetryRequested'>,
+  meta: Meta,
+) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b) return;
+  switch (rec.data.job) {
+    case 'summary':
+      if (b.summary_status !== 'failed') return;
+      await updateBlock(rm, meta, b.block_id, {
+        summary_status: 'pending',
+        summary_attempts: 0,
+        summary_cycle: b.summary_cycle + 1,
+        summary_next_retry_at: null,
+      });
+      return;
+    case 'extraction':
+      if (b.extraction_status !== 'failed') return;
+      await updateBlock(rm, meta, b.block_id, { extraction_status: 'pending' });
+      return;
+    default: {
+      const never: never = rec.data.job;
+      return never;
+    }
+  }
+}
+
+/** MM-BLK-20: the anchor moves to the newest ready position, so fading starts over. */
+export async function onBlockExpanded(rm: Rm, rec: RecordOf<'BlockExpanded'>, meta: Meta) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b || b.status !== 'ready') return;
+  await updateBlock(rm, meta, b.block_id, {
+    anchor_level: rec.data.toLevel,
+    anchor_position: await threadReadyCount(rm, meta, b.thread_id),
+    last_lifted_at: meta.metadata.occurredAt,
+    last_lifted_by: rec.data.source,
+  });
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRecord, decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
+import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { createPostgresLog, newRecord, type MessageLog } from '@stratagate/log';
+import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
+import { coreProjection } from './core.projection.ts';
+import { createProjector } from './runner.ts';
+
+const space = { tenantId: 't', spaceId: 'proj' };
+
+describe(`core projection (${describeBackend()})`, () => {
+  let database: Database;
+  let log: MessageLog;
+  let records: DecodedRecord[];
+
+  beforeAll(async () => {
+    database = await openTestDatabase('projection');
+    log = await createPostgresLog(database);
+    const writer = new SpaceWriterService(log);
+    await writer.write(space, { occurredAt: '2023-05-01T10:00:00Z' }, () => [
+      { type: 'SpaceConfigured', data: { blockSize: 2, decayLambda: 0.3 } },
+    ]);
+    for (let i = 1; i <= 5; i++) {
+      await writer.write(space, { occurredAt: `2023-05-0${i}T10:00:00Z` }, (state) =>
+        decideRecordTurn(state, {
+          turnId: `turn-${i}`,
+          threadId: 'main',
+          occurredAt: `2023-05-0${i}T10:00:00+02:00`,
+          messages: [
+            { role: 'user', content: `Question ${i}? Okay.`, toolCalls: [] },
+            {
+              role: 'assistant',
+              content: `Answer ${i}.`,
+              toolCalls: [{ name: 'lookup', arguments: { q: 'secret' }, result: { ok: true } }],
+            },
+          ],
+          newMessageId: () => newId('msg'),
+          newBlockId: () => `blk_${i}`,
+        }),
+      );
+    }
+    await log.append(space, [
+      newRecord(
+        space,
+        {
+          type: 'BlockSummarized',
+          data: {
+            blockId: 'blk_2',
+            attempt: 1,
+            title: 'Questions one and two',
+            tags: ['questions', 'answers'],
+            summary: 'Two questions were answered.',
+            keyPoints: ['Question 1', 'Question 2', 'Answer 2'],
+            shouldExtract: false,
+            model: { provider: 'test', promptVersion: 't@1' },
+          },
+        },
+        { occurredAt: '2023-05-06T10:00:00Z' },
+      ),
+    ]);
+    // On a shared server readAll trails the committed head until older transactions finish.
+    const head = await log.headPosition();
+    let stored = await log.readAll(0, 1000);
+    while (stored[stored.length - 1]?.position !== head) {
+      await new Promise((r) => setTimeout(r, 20));
+      stored = await log.readAll(0, 1000);
+    }
+    records = stored.map((r) => decodeRecord(r)!);
+  });
+  afterAll(async () => {
+    await log?.close();
+    await database?.close();
+  });
+
+  it('builds messages, blocks with L3–L5 and ready state from the records', async () => {
+    await coreProjection.migrate(database.db, 'rm_once');
+    await database.db
+      .transaction()
+      .execute((trx) => coreProjection.handle(trx, 'rm_once', records));
+    const dump = await dumpReadModel(database.db, 'rm_once');
+    expect(dump.messages).toHaveLength(10);
+    expect(dump.blocks).toHaveLength(2);
+    const [b2, b4] = dump.blocks as Record<string, unknown>[];
+    expect(b2).toMatchObject({
+      block_id: 'blk_2',
+      status: 'ready',
+      ready_position: 1,
+      anchor_level: 5,
+    });
+    expect(b4).toMatchObject({ block_id: 'blk_4', status: 'pending', ready_position: null });
+    expect(b2!.l5).toContain('secret');
+    expect(b2!.l4).not.toContain('secret');
+    expect(b2!.l3).not.toContain('Okay.');
+  });
+
+  it('is idempotent when a batch is delivered twice', async () => {
+    await coreProjection.migrate(database.db, 'rm_twice');
+    await database.db
+      .transaction()
+      .execute((trx) => coreProjection.handle(trx, 'rm_twice', records));
+    const once = await dumpReadModel(database.db, 'rm_twice');
+    await database.db
+      .transaction()
+      .execute((trx) => coreProjection.handle(trx, 'rm_twice', records));
+    const twice = await dumpReadModel(database.db, 'rm_twice');
+    expect(twice).toEqual(once);
+    expect(twice).toEqual(await dumpReadModel(database.db, 'rm_once'));
+  });
+
+  it('the runner resumes from its checkpoint and matches a one-shot build', async () => {
+    const runner = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_runner',
+      projection: coreProjection,
+      batchSize: 3,
+    });
+    const position = await runner.catchUp();
+    expect(position).toBe(records[records.length - 1]!.meta.position);
+    // A second runner on the same checkpoint finds nothing to do and changes nothing.
+    const again = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_runner',
+      projection: coreProjection,
+    });
+    expect(await again.catchUp()).toBe(position);
+    expect(await dumpReadModel(database.db, 'rm_runner')).toEqual(
+      await dumpReadModel(database.db, 'rm_once'),
+    );
+  });
+});

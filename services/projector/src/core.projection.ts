@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { DecodedRecord } from '@stratagate/domain';
+import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import type { Projection } from './projection.ts';
+import { ensureSpace, onSpaceConfigured, onTurnRecorded } from './turns.projection.ts';
+import {
+  onBlockExpanded,
+  onBlockSealed,
+  onBlockSummarized,
+  onDerivationFailed,
+  onDerivationRetryRequested,
+  onExtractionSkipped,
+} from './blocks.projection.ts';
+
+/** Spaces, threads, turns, messages, blocks (L3–L5, L0–L2, job state, decay anchors). */
+export const coreProjection: Projection = {
+  name: 'core',
+  migrate: (db, schema) => migrateReadModel(db, schema),
+  async handle(trx: AnyDb, schema: string, records: DecodedRecord[]) {
+    const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
+    for (const record of records) {
+      const meta = record.meta;
+      switch (record.type) {
+        case 'SpaceConfigured':
+          await ensureSpace(rm, meta);
+          await onSpaceConfigured(rm, record, meta);
+          break;
+        case 'TurnRecorded':
+          await ensureSpace(rm, meta);
+          await onTurnRecorded(rm, record, meta);
+          break;
+        case 'BlockSealed':
+          await onBlockSealed(rm, record, meta);
+          break;
+        case 'BlockSummarized':
+          await onBlockSummarized(rm, record, meta);
+          break;
+        case 'ExtractionSkipped':
+          await onExtractionSkipped(rm, record, meta);
+          break;
+        case 'DerivationFailed':
+          await onDerivationFailed(rm, record, meta);
+          break;
+        case 'DerivationRetryRequested':
+          await onDerivationRetryRequested(rm, record, meta);
+          break;
+        case 'BlockExpanded':
+          await onBlockExpanded(rm, record, meta);
+          break;
+        default: {
+          const never: never = record;
+          throw new Error(`unhandled record ${(never as DecodedRecord).type}`);
+        }
+      }
+    }
+  },
+};

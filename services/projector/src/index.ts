@@ -1,0 +1,4 @@
+export * from './projection.ts';
+export * from './checkpoints.ts';
+export * from './runner.ts';
+export * from './core.projection.ts';

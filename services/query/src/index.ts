@@ -1,0 +1,3 @@
+export * from './block-views.ts';
+export * from './read-model.queries.ts';
+export * from './blocks.route.ts';

@@ -1,0 +1,92 @@
+import { loadConfig, startNode, type StrataGateNode } from '@stratagate/runtime';
+import { openTestDatabase } from '@stratagate/store';
+import type { ModelPort } from '@stratagate/model';
+
+export interface TestNode {
+  node: StrataGateNode;
+  key: string;
+  request(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    body?: unknown,
+    key?: string,
+  ): Promise<TestResponse>;
+  /** Waits until projection has applied everything in the log and no summary job is pending. */
+  settle(spaceId: string, key?: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Record<string, unknown>;
+}
+
+/** All four roles in one process on a fresh database (PGlite, or a new one on DATABASE_URL). */
+export async function startTestNode(
+  label: string,
+  options: { model?: ModelPort; roles?: string; now?: () => Date } = {},
+): Promise<TestNode> {
+  const database = await openTestDatabase(label);
+  const config = loadConfig(
+    {},
+    { STRATAGATE_ROLES: options.roles ?? 'all', STRATAGATE_LOG_LEVEL: 'silent' },
+  );
+  const node = await startNode(config, {
+    database,
+    logger: false,
+    listen: false,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const key = node.createdKey!;
+  const request: TestNode['request'] = async (method, url, body, asKey = key) => {
+    const res = await node.http!.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${asKey}` },
+      ...(body !== undefined ? { payload: body as object } : {}),
+    });
+    return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
+  };
+  return {
+    node,
+    key,
+    request,
+    async settle(spaceId, asKey = key) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const s = await request('GET', `/v1/spaces/${spaceId}/status`, undefined, asKey);
+        const done =
+          s.status === 200 &&
+          s.body.projectedPosition === s.body.logPosition &&
+          s.body.summaryJobs.pending === 0 &&
+          s.body.blocks.pending === s.body.summaryJobs.failed;
+        if (done) return;
+        if (Date.now() > deadline)
+          throw new Error(`space ${spaceId} did not settle: ${JSON.stringify(s.body)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop() {
+      await node.stop();
+    },
+  };
+}
+
+export function turn(i: number, threadId = 't1', extra: Record<string, unknown> = {}) {
+  return {
+    turnId: `${threadId}-turn-${i}`,
+    threadId,
+    occurredAt: new Date(Date.UTC(2023, 4, 8, 10, i)).toISOString(),
+    messages: [
+      {
+        role: 'user',
+        name: 'Caroline',
+        content: `Turn ${i}: I went to the pottery class and we planned the ${i}th workshop.`,
+      },
+      { role: 'assistant', content: `Noted the workshop number ${i}. Anything else?` },
+    ],
+    ...extra,
+  };
+}
