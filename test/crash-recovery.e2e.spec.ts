@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,34 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, startNode } from '@stratagate/runtime';
 import { describeBackend, openTestDatabase } from '@stratagate/store';
 import { turn } from './harness.ts';
-
-const BIN = join(import.meta.dirname, '..', 'bin', 'stratagate.mjs');
-
-/** Starts `stratagate serve` as a child process and reads its URL and first key from stdout. */
-async function spawnServer(
-  args: string[],
-): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, STRATAGATE_LOG_LEVEL: 'silent', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const url = /HTTP API: (\S+)/.exec(out)?.[1];
-      const key = /\n\s+(sg_\S+)\n/.exec(out)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        resolve({ child, url, key });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}${err}`)));
-  });
-}
+import { spawnServer } from './support/spawn-server.ts';
 
 describe(`crash between append and projection (${describeBackend()})`, () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -56,7 +28,7 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       overrides = { STRATAGATE_DATA_DIR: dir };
     }
     // Ingest only: records are appended and acknowledged, but nothing projects them.
-    const server = await spawnServer(['--role', 'ingest', ...store]);
+    const server = await spawnServer(['--role', 'ingest', ...store], { STRATAGATE_LOG_LEVEL: 'silent' });
     const post = (path: string, body: unknown, method = 'POST') =>
       fetch(`${server.url}${path}`, {
         method,

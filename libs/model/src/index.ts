@@ -1,6 +1,8 @@
 export {
   ModelError,
   type BlockSummaryInput,
+  type ExtractionInput,
+  type ExtractionResult,
   type BlockSummaryResult,
   type ModelPort,
   type ModelUsage,
@@ -19,3 +21,4 @@ export {
   OFFLINE_PROMPT_VERSION,
   OFFLINE_PROVIDER_NAME,
 } from './offline/offline-provider.ts';
+export * from './extraction.schema.ts';

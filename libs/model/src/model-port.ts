@@ -1,3 +1,4 @@
+import type { ExtractionOutput, TimelineEntry } from './extraction.schema.ts';
 import type { BlockSummaryOutput } from './summary.schema.ts';
 
 /** One raw message of a sealed block as the summary job hands it over (a compacted copy, MM-BLK-15). */
@@ -31,13 +32,38 @@ export interface BlockSummaryResult {
   usage?: ModelUsage;
 }
 
-/** L0–L2 for one block. Implementations must not write anything: the caller commits (MM-GEN-9). */
+/** What the extractor sees (MM-EVT-13): the target block, its neighbours' L2, a timeline. */
+export interface ExtractionInput {
+  blockId: string;
+  threadId: string;
+  /** The target block's compacted messages; only their ids may be cited. */
+  messages: SummaryMessage[];
+  previous?: { blockId: string; keyPoints: string[] } | null;
+  next?: { blockId: string; keyPoints: string[] } | null;
+  /** ≤ 8 relevant + ≤ 4 most recent events; relations may name only these. */
+  timeline: TimelineEntry[];
+}
+
+export interface ExtractionResult {
+  output: ExtractionOutput;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
+}
+
+/** Model-driven derivations. Implementations write nothing: the caller commits (MM-GEN-9). */
 export interface ModelPort {
   readonly name: string;
   summarizeBlock(
     input: BlockSummaryInput,
     options?: { signal?: AbortSignal },
   ): Promise<BlockSummaryResult>;
+  /** Optional until every provider has it; without it extraction is recorded as skipped. */
+  extractMemoryEvents?(
+    input: ExtractionInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<ExtractionResult>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { compactForModel, type MemoryRecord, type SpaceRef } from '@stratagate/domain';
-import { newRecord, type MessageLog } from '@stratagate/log';
+import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
 import type { ModelPort, SummaryMessage } from '@stratagate/model';
 import type { AnyDb } from '@stratagate/store';
 import {
@@ -40,10 +40,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const now = options.now ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 120_000;
   const awaitingProjection = new Map<string, string>();
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
-  const stopSignal = new AbortController();
+  let stopSignal = new AbortController();
 
   const jobKey = (b: DueBlock) =>
     `summary:${b.block_id}:c${b.summary_cycle}:a${b.summary_attempts + 1}`;
@@ -146,43 +143,21 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return ran;
   }
 
-  async function run() {
-    const unsubscribe = log.onAppended(() => wake?.());
-    try {
-      while (running) {
-        try {
-          await runDueJobs();
-        } catch (error) {
-          options.onError?.(error);
-        }
-        if (!running) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, options.idleMs ?? 250);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    } finally {
-      unsubscribe();
-    }
-  }
+  const loop = tailLoop({
+    log,
+    work: runDueJobs,
+    idleMs: options.idleMs ?? 250,
+    onError: options.onError,
+    // Abort a model call in flight; its job stays due and runs again after a restart.
+    onStop: () => stopSignal.abort(),
+  });
 
   return {
     runDueJobs,
     start() {
-      if (running) return;
-      running = true;
-      loop = run();
+      if (stopSignal.signal.aborted) stopSignal = new AbortController();
+      loop.start();
     },
-    async stop() {
-      running = false;
-      stopSignal.abort();
-      wake?.();
-      await loop;
-      loop = null;
-    },
+    stop: loop.stop,
   };
 }

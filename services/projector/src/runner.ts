@@ -1,5 +1,5 @@
 import { decodeRecord, type DecodedRecord } from '@stratagate/domain';
-import type { MessageLog } from '@stratagate/log';
+import { tailLoop, type MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import type { Projection } from './projection.ts';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
@@ -32,9 +32,6 @@ export function createProjector(options: ProjectorOptions): Projector {
   const { db, log, schema, projection } = options;
   const batchSize = options.batchSize ?? 500;
   const idleMs = options.idleMs ?? 200;
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
   let migrated = false;
 
   async function ensureMigrated() {
@@ -76,43 +73,11 @@ export function createProjector(options: ProjectorOptions): Projector {
     return readCheckpoint(db, schema, projection.name);
   }
 
-  async function run() {
-    const unsubscribe = log.onAppended(() => wake?.());
-    try {
-      while (running) {
-        try {
-          await catchUp();
-        } catch (error) {
-          options.onError?.(error);
-        }
-        if (!running) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, idleMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    } finally {
-      unsubscribe();
-    }
-  }
-
+  const loop = tailLoop({ log, work: catchUp, idleMs, onError: options.onError });
   return {
     catchUp,
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      loop = null;
-    },
+    start: loop.start,
+    stop: loop.stop,
     async position() {
       await ensureMigrated();
       return readCheckpoint(db, schema, projection.name);

@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'stratagate.mjs');
+
+export interface SpawnedServer {
+  url: string;
+  /** The key the server printed on its first start. */
+  key: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the real `stratagate serve` as a child process on a free port and reads its URL and
+ * first-start key from stdout, as a user would.
+ */
+export async function spawnServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, STRATAGATE_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const url = /HTTP API: (\S+)/.exec(out)?.[1];
+      const key = /\n\s+(sg_\S+)\n/.exec(out)?.[1];
+      if (url && key) {
+        clearTimeout(timer);
+        resolve({ url, key });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited ${code}: ${out}${err}`));
+    });
+  });
+  return {
+    url,
+    key,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
