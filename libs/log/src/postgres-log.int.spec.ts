@@ -197,6 +197,35 @@ describe(`postgres table log specifics on ${describeBackend()}`, () => {
     expect(await log.spaceVersion(b)).toBe(4);
   });
 
+  it('group commit keeps each append its own outcome: one winner per expected version, in-batch duplicates', async () => {
+    const { log } = current;
+    const space = freshSpace('tenant-group');
+    const other = freshSpace('tenant-group');
+    // Fired together, these land in one or a few batches.
+    const contenders = await Promise.allSettled(
+      range(1, 12).map((n) => log.append(space, numbered(space, 1, n), { expectedVersion: 0 })),
+    );
+    const keyed = (n: number) => {
+      const [r] = numbered(other, 1, n);
+      r!.metadata.idempotencyKey = 'same-key';
+      return [r!];
+    };
+    const twins = await Promise.all(range(1, 6).map((n) => log.append(other, keyed(n))));
+    expect(contenders.filter((c) => c.status === 'fulfilled')).toHaveLength(1);
+    const losers = contenders.filter((c) => c.status === 'rejected');
+    expect(losers).toHaveLength(11);
+    for (const l of losers)
+      expect((l as PromiseRejectedResult).reason.code).toBe('wrong_expected_version');
+    expect(twins.filter((r) => r.status === 'appended')).toHaveLength(1);
+    const winner = twins.find((r) => r.status === 'appended')!;
+    const winnerRecord = winner.status === 'appended' ? winner.records[0]! : null;
+    for (const d of twins.filter((r) => r.status === 'duplicate')) {
+      expect(d.status === 'duplicate' && d.existing.position).toBe(winnerRecord!.position);
+    }
+    expect(await log.spaceVersion(space)).toBe(1);
+    expect(await log.spaceVersion(other)).toBe(1);
+  });
+
   it('migration is idempotent, also when several instances start at once', async () => {
     const { log, db, schema } = current;
     const space = freshSpace();

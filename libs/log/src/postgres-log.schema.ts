@@ -19,8 +19,9 @@ export function logTables(schema: string): LogTables {
 
 // Advisory locks use the two-int form, namespaced by the schema, so several logs (and other modules'
 // single-bigint advisory locks) never contend by accident.
+export const spaceLockNamespace = (t: LogTables) => `stratagate.log:${t.schema}:space`;
 export const spaceLock = (t: LogTables, tenantId: string, spaceId: string) =>
-  sql`hashtext(${`stratagate.log:${t.schema}:space`}), hashtext(${`${tenantId}/${spaceId}`})`;
+  sql`hashtext(${spaceLockNamespace(t)}), hashtext(${`${tenantId}/${spaceId}`})`;
 export const positionLock = (t: LogTables) =>
   sql`hashtext('stratagate.log'), hashtext(${`${t.schema}:positions`})`;
 const migrationLock = (t: LogTables) =>

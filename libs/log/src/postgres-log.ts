@@ -2,7 +2,8 @@ import type { SpaceRef, StoredRecord } from '@stratagate/domain';
 import type { Database } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
 import type { LogCapabilities, MessageLog } from './message-log.ts';
-import { appendRecords, findFirstStored, readSpaceVersion } from './postgres-log.append.ts';
+import { findFirstStored, readSpaceVersion } from './postgres-log.append.ts';
+import { createGroupCommitter } from './postgres-log.group-commit.ts';
 import {
   logTables,
   migrateLog,
@@ -39,6 +40,7 @@ export async function createPostgresLog(
   const { db } = database;
   const t = logTables(options.schema ?? 'log');
   await migrateLog(db, t);
+  const committer = createGroupCommitter(db, t);
   const listeners = new Set<() => void>();
   let closed = false;
 
@@ -67,7 +69,7 @@ export async function createPostgresLog(
 
     async append(space, records, appendOptions) {
       assertOpen();
-      const result = await appendRecords(db, t, space, records, appendOptions);
+      const result = await committer.append(space, records, appendOptions);
       if (result.status === 'appended' && result.records.length > 0) notify();
       return result;
     },

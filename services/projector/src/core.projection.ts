@@ -2,7 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
 import type { Projection } from './projection.ts';
-import { ensureSpace, onSpaceConfigured, onTurnRecorded } from './turns.projection.ts';
+import {
+  ensureSpace,
+  onSpaceConfigured,
+  onTurnsRecorded,
+  type TurnRecord,
+} from './turns.projection.ts';
 import {
   onBlockExpanded,
   onBlockSealed,
@@ -18,16 +23,23 @@ export const coreProjection: Projection = {
   migrate: (db, schema) => migrateReadModel(db, schema),
   async handle(trx: AnyDb, schema: string, records: DecodedRecord[]) {
     const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
+    let turns: TurnRecord[] = [];
+    const flushTurns = async () => {
+      await onTurnsRecorded(rm, schema, turns);
+      turns = [];
+    };
     for (const record of records) {
       const meta = record.meta;
+      if (record.type === 'TurnRecorded') {
+        turns.push(record);
+        continue;
+      }
+      // Everything else may read what the turns before it wrote.
+      await flushTurns();
       switch (record.type) {
         case 'SpaceConfigured':
           await ensureSpace(rm, meta);
           await onSpaceConfigured(rm, record, meta);
-          break;
-        case 'TurnRecorded':
-          await ensureSpace(rm, meta);
-          await onTurnRecorded(rm, record, meta);
           break;
         case 'BlockSealed':
           await onBlockSealed(rm, record, meta);
@@ -53,5 +65,6 @@ export const coreProjection: Projection = {
         }
       }
     }
+    await flushTurns();
   },
 };

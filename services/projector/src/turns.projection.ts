@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord, RecordOf } from '@stratagate/domain';
 import type { ReadModelTables } from '@stratagate/store';
 
@@ -23,21 +23,6 @@ export async function ensureSpace(rm: Rm, meta: Meta): Promise<void> {
     .execute();
 }
 
-export async function ensureThread(rm: Rm, meta: Meta, threadId: string): Promise<void> {
-  await rm
-    .insertInto('threads')
-    .values({
-      tenant_id: meta.metadata.tenantId,
-      space_id: meta.metadata.spaceId,
-      thread_id: threadId,
-      turn_count: 0,
-      ready_count: 0,
-      applied_position: 0,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
 export async function onSpaceConfigured(rm: Rm, rec: RecordOf<'SpaceConfigured'>, meta: Meta) {
   await rm
     .updateTable('spaces')
@@ -52,60 +37,130 @@ export async function onSpaceConfigured(rm: Rm, rec: RecordOf<'SpaceConfigured'>
     .execute();
 }
 
-export async function onTurnRecorded(rm: Rm, rec: RecordOf<'TurnRecorded'>, meta: Meta) {
-  const { tenantId, spaceId } = meta.metadata;
-  const d = rec.data;
-  await ensureThread(rm, meta, d.threadId);
-  await rm
-    .insertInto('turns')
-    .values({
+export type TurnRecord = RecordOf<'TurnRecorded'> & { meta: Meta };
+
+/**
+ * A run of consecutive TurnRecorded records in a handful of statements, whatever its length:
+ * turns arrive far more often than anything else, so this is the projector's hot path.
+ * Inserts skip rows already there; thread and space counters move only forward (position guards),
+ * so a batch delivered twice changes nothing.
+ */
+export async function onTurnsRecorded(rm: Rm, schema: string, turns: TurnRecord[]) {
+  if (turns.length === 0) return;
+  const spaces = new Map<
+    string,
+    { tenant_id: string; space_id: string; turn: number; position: number }
+  >();
+  const threads = new Map<
+    string,
+    { tenant_id: string; space_id: string; thread_id: string; turn: number; position: number }
+  >();
+  for (const r of turns) {
+    const { tenantId, spaceId } = r.meta.metadata;
+    const sk = `${tenantId}/${spaceId}`;
+    spaces.set(sk, {
       tenant_id: tenantId,
       space_id: spaceId,
-      turn_id: d.turnId,
-      thread_id: d.threadId,
-      space_turn: d.spaceTurn,
-      thread_turn: d.threadTurn,
-      occurred_at: d.occurredAt,
-      block_id: null,
-      position: meta.position,
-      applied_position: meta.position,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+      turn: r.data.spaceTurn,
+      position: r.meta.position,
+    });
+    threads.set(`${sk}/${r.data.threadId}`, {
+      tenant_id: tenantId,
+      space_id: spaceId,
+      thread_id: r.data.threadId,
+      turn: r.data.threadTurn,
+      position: r.meta.position,
+    });
+  }
   await rm
-    .insertInto('messages')
+    .insertInto('spaces')
     .values(
-      d.messages.map((m, seq) => ({
-        tenant_id: tenantId,
-        space_id: spaceId,
-        message_id: m.messageId,
-        turn_id: d.turnId,
-        thread_id: d.threadId,
-        seq,
-        role: m.role,
-        name: m.name ?? null,
-        content: m.content,
-        tool_calls: JSON.stringify(m.toolCalls) as never,
-        occurred_at: d.occurredAt,
-        space_turn: d.spaceTurn,
-        thread_turn: d.threadTurn,
+      [...spaces.values()].map((s) => ({
+        tenant_id: s.tenant_id,
+        space_id: s.space_id,
+        ...DEFAULT_SPACE,
+        turn_counter: 0,
+        block_count: 0,
+        applied_position: 0,
       })),
     )
     .onConflict((oc) => oc.doNothing())
     .execute();
   await rm
-    .updateTable('threads')
-    .set({ turn_count: d.threadTurn, applied_position: meta.position })
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('thread_id', '=', d.threadId)
-    .where('applied_position', '<', meta.position)
+    .insertInto('threads')
+    .values(
+      [...threads.values()].map((t) => ({
+        tenant_id: t.tenant_id,
+        space_id: t.space_id,
+        thread_id: t.thread_id,
+        turn_count: 0,
+        ready_count: 0,
+        applied_position: 0,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
     .execute();
   await rm
-    .updateTable('spaces')
-    .set({ turn_counter: d.spaceTurn, applied_position: meta.position })
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('applied_position', '<', meta.position)
+    .insertInto('turns')
+    .values(
+      turns.map((r) => ({
+        tenant_id: r.meta.metadata.tenantId,
+        space_id: r.meta.metadata.spaceId,
+        turn_id: r.data.turnId,
+        thread_id: r.data.threadId,
+        space_turn: r.data.spaceTurn,
+        thread_turn: r.data.threadTurn,
+        occurred_at: r.data.occurredAt,
+        block_id: null,
+        position: r.meta.position,
+        applied_position: r.meta.position,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
     .execute();
+  await rm
+    .insertInto('messages')
+    .values(
+      turns.flatMap((r) =>
+        r.data.messages.map((m, seq) => ({
+          tenant_id: r.meta.metadata.tenantId,
+          space_id: r.meta.metadata.spaceId,
+          message_id: m.messageId,
+          turn_id: r.data.turnId,
+          thread_id: r.data.threadId,
+          seq,
+          role: m.role,
+          name: m.name ?? null,
+          content: m.content,
+          tool_calls: JSON.stringify(m.toolCalls) as never,
+          occurred_at: r.data.occurredAt,
+          space_turn: r.data.spaceTurn,
+          thread_turn: r.data.threadTurn,
+        })),
+      ),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await sql`
+    update ${sql.table(`${schema}.threads`)} as t
+    set turn_count = v.turn, applied_position = v.position
+    from (values ${sql.join(
+      [...threads.values()].map(
+        (x) =>
+          sql`(${x.tenant_id}, ${x.space_id}, ${x.thread_id}, ${x.turn}::int, ${x.position}::bigint)`,
+      ),
+    )}) as v(tenant_id, space_id, thread_id, turn, position)
+    where t.tenant_id = v.tenant_id and t.space_id = v.space_id and t.thread_id = v.thread_id
+      and t.applied_position < v.position`.execute(rm);
+  await sql`
+    update ${sql.table(`${schema}.spaces`)} as s
+    set turn_counter = v.turn, applied_position = v.position
+    from (values ${sql.join(
+      [...spaces.values()].map(
+        (x) => sql`(${x.tenant_id}, ${x.space_id}, ${x.turn}::int, ${x.position}::bigint)`,
+      ),
+    )}) as v(tenant_id, space_id, turn, position)
+    where s.tenant_id = v.tenant_id and s.space_id = v.space_id and s.applied_position < v.position`.execute(
+    rm,
+  );
 }
