@@ -1,4 +1,7 @@
-export { spawnServer as startServer, type SpawnedServer as BenchServer } from '../test/support/spawn-server.ts';
+export {
+  spawnServer as startServer,
+  type SpawnedServer as BenchServer,
+} from '../test/support/spawn-server.ts';
 
 /** Peak resident set size of a process, from /proc (Linux), in MiB. */
 export async function peakRssMiB(pid: number): Promise<number | null> {

@@ -28,7 +28,9 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       overrides = { STRATAGATE_DATA_DIR: dir };
     }
     // Ingest only: records are appended and acknowledged, but nothing projects them.
-    const server = await spawnServer(['--role', 'ingest', ...store], { STRATAGATE_LOG_LEVEL: 'silent' });
+    const server = await spawnServer(['--role', 'ingest', ...store], {
+      STRATAGATE_LOG_LEVEL: 'silent',
+    });
     const post = (path: string, body: unknown, method = 'POST') =>
       fetch(`${server.url}${path}`, {
         method,

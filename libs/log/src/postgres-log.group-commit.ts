@@ -8,7 +8,8 @@ import { WrongExpectedVersionError, type AppendOptions, type AppendResult } from
 import {
   positionLock,
   recordColumns,
-  spaceLock,
+  recordedAtColumn,
+  spaceLockNamespace,
   toStoredRecord,
   type LogTables,
   type RecordRow,
@@ -39,13 +40,18 @@ const MAX_ROWS_PER_FLUSH = 2000;
  * Under load this turns ~8 round trips per append into ~8 per batch.
  */
 export function createGroupCommitter(db: AnyDb, t: LogTables) {
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let flushing = false;
+
+  // One event-loop turn of gathering before each batch: on the embedded store every query runs
+  // synchronously in WASM, so without it the first request of a burst would always go alone.
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   async function flushLoop() {
     flushing = true;
     try {
       while (queue.length > 0) {
+        await nextTurn();
         const batch = takeBatch();
         try {
           await commitBatch(batch);
@@ -84,11 +90,13 @@ export function createGroupCommitter(db: AnyDb, t: LogTables) {
       let holdsPositionLock = false;
       try {
         return await conn.transaction().execute(async (trx) => {
-          for (const [, s] of sorted) {
-            await sql`select pg_advisory_xact_lock(${spaceLock(t, s.tenantId, s.spaceId)})`.execute(
-              trx,
-            );
-          }
+          // All space locks in one statement, taken in key order (ordinality keeps it explicit),
+          // so two processes locking overlapping sets cannot deadlock.
+          const keys = sorted.map(([k]) => k);
+          await sql`
+            select count(pg_advisory_xact_lock(hashtext(${spaceLockNamespace(t)}), hashtext(k)))
+            from (select k from unnest(${keys}::text[]) with ordinality as u(k, i) order by i) ordered
+          `.execute(trx);
           const versions = await readVersions(
             trx,
             sorted.map(([, s]) => s),
@@ -217,15 +225,29 @@ export function createGroupCommitter(db: AnyDb, t: LogTables) {
         ${m.threadId ?? null}, ${m.occurredAt}, ${m.idempotencyKey ?? null},
         ${JSON.stringify(m)}::jsonb, ${JSON.stringify(data ?? null)}::jsonb)`,
     );
-    const { rows: inserted } = await sql<RecordRow>`
+    // Only what the database decided comes back; type, data and metadata are ours already.
+    const { rows: inserted } = await sql<{
+      record_id: string;
+      position: number | string;
+      recorded_at: string;
+    }>`
       insert into ${t.records} (tenant_id, space_id, space_version, record_id, type, schema_version,
         thread_id, occurred_at, idempotency_key, metadata, data)
       values ${sql.join(values)}
-      returning ${recordColumns}
+      returning record_id, position, ${recordedAtColumn} as recorded_at
     `.execute(trx);
-    // RETURNING order is not guaranteed; put rows back in append order by record id.
-    const byId = new Map(inserted.map((r) => [r.metadata.recordId, toStoredRecord(r)]));
-    return rows.map(({ record }) => byId.get(record.metadata.recordId)!);
+    const byId = new Map(inserted.map((r) => [r.record_id, r]));
+    return rows.map(({ record, version }): StoredRecord => {
+      const row = byId.get(record.metadata.recordId)!;
+      return {
+        type: record.type,
+        data: record.data ?? null,
+        metadata: record.metadata,
+        position: Number(row.position),
+        spaceVersion: version,
+        recordedAt: row.recorded_at,
+      };
+    });
   }
 
   async function bumpStreams(

@@ -83,8 +83,9 @@ export interface RecordRow {
 }
 
 /** Select list producing a RecordRow; recorded_at is rendered in SQL so no driver parser matters. */
+export const recordedAtColumn = sql`to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 export const recordColumns = sql`position, space_version, type, metadata, data,
-  to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_at`;
+  ${recordedAtColumn} as recorded_at`;
 
 export const toStoredRecord = (row: RecordRow): StoredRecord => ({
   type: row.type,

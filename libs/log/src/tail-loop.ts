@@ -13,6 +13,13 @@ export function tailLoop(options: {
   log: MessageLog;
   work: () => Promise<unknown>;
   idleMs: number;
+  /**
+   * After a wake-up, wait this long before working, so that a stream of appends is handled in a
+   * few larger batches rather than one tiny batch per append. 0 = at once.
+   */
+  coalesceMs?: number;
+  /** Wake on this process's appends (default true); false = poll only. */
+  wakeOnAppend?: boolean;
   onError?: ((error: unknown) => void) | undefined;
   onStop?: () => void;
 }): TailLoop {
@@ -21,7 +28,8 @@ export function tailLoop(options: {
   let wake: (() => void) | null = null;
 
   async function run() {
-    const unsubscribe = options.log.onAppended(() => wake?.());
+    const unsubscribe =
+      options.wakeOnAppend === false ? () => {} : options.log.onAppended(() => wake?.());
     try {
       while (running) {
         try {
@@ -30,14 +38,17 @@ export function tailLoop(options: {
           options.onError?.(error);
         }
         if (!running) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, options.idleMs);
+        const woken = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), options.idleMs);
           wake = () => {
             clearTimeout(timer);
-            resolve();
+            resolve(true);
           };
         });
         wake = null;
+        if (woken && running && options.coalesceMs) {
+          await new Promise((resolve) => setTimeout(resolve, options.coalesceMs));
+        }
       }
     } finally {
       unsubscribe();

@@ -22,3 +22,24 @@ export {
   OFFLINE_PROVIDER_NAME,
 } from './offline/offline-provider.ts';
 export * from './extraction.schema.ts';
+export { createOpenAiCompatibleProvider, OPENAI_PROVIDER_NAME } from './openai/openai-provider.ts';
+export {
+  loadModelConfigFromEnv,
+  MODEL_ENV,
+  type OpenAiCompatibleConfig,
+  type ResponseFormatMode,
+} from './openai/config.ts';
+export { blockSummaryPrompt } from './openai/prompts/block-summary.prompt.ts';
+export { memoryEventsPrompt } from './openai/prompts/memory-events.prompt.ts';
+export type { ChatMessage, PromptModule } from './openai/prompts/prompt-module.ts';
+export {
+  reply as fakeOpenAiReply,
+  startFakeOpenAiServer,
+  type FakeOpenAiServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from './openai/fake-openai-server.ts';
+export {
+  extractEventsOffline,
+  OFFLINE_EXTRACT_PROMPT_VERSION,
+} from './offline/extraction/extract-events.ts';

@@ -48,6 +48,11 @@ class PGliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    // PGlite runs each query synchronously in WASM and resolves through microtasks only, so a
+    // loop of queries (a projector catching up, a reader polling) would never let the event loop
+    // reach I/O: HTTP requests and timers would starve. One macrotask turn per acquisition keeps
+    // the process fair at a cost of microseconds per query or transaction.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const previous = this.queue;

@@ -146,7 +146,10 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const loop = tailLoop({
     log,
     work: runDueJobs,
-    idleMs: options.idleMs ?? 250,
+    idleMs: options.idleMs ?? 200,
+    // Jobs come from projected block state, not from appends: polling is enough, and waking on
+    // every append would only repeat the due-jobs query under load.
+    wakeOnAppend: false,
     onError: options.onError,
     // Abort a model call in flight; its job stays due and runs again after a restart.
     onStop: () => stopSignal.abort(),

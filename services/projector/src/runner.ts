@@ -10,8 +10,10 @@ export interface ProjectorOptions {
   schema: string;
   projection: Projection;
   batchSize?: number;
-  /** Poll interval when idle; in-process appends wake the loop at once. */
+  /** Poll interval when idle; in-process appends wake the loop. */
   idleMs?: number;
+  /** Delay after a wake-up so bursts are applied in larger batches (default 5 ms). */
+  coalesceMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -40,8 +42,13 @@ export function createProjector(options: ProjectorOptions): Projector {
     migrated = true;
   }
 
+  // The checkpoint is read once and then tracked here; the compare-and-set in every batch's
+  // transaction catches another runner moving it, and we re-read then.
+  let checkpoint: number | null = null;
+
   async function step(): Promise<number> {
-    const from = await readCheckpoint(db, schema, projection.name);
+    const from = checkpoint ?? (await readCheckpoint(db, schema, projection.name));
+    checkpoint = from;
     const stored = await log.readAll(from, batchSize);
     if (stored.length === 0) return 0;
     const records: DecodedRecord[] = [];
@@ -51,11 +58,17 @@ export function createProjector(options: ProjectorOptions): Projector {
       if (decoded) records.push(decoded);
     }
     const to = stored[stored.length - 1]!.position;
-    await db.transaction().execute(async (trx) => {
-      await projection.handle(trx, schema, records);
-      const outcome = await storeCheckpoint(trx, schema, projection.name, from, to);
-      if (outcome !== 'ok') throw new CheckpointMoved(outcome);
-    });
+    try {
+      await db.transaction().execute(async (trx) => {
+        await projection.handle(trx, schema, records);
+        const outcome = await storeCheckpoint(trx, schema, projection.name, from, to);
+        if (outcome !== 'ok') throw new CheckpointMoved(outcome);
+      });
+    } catch (error) {
+      checkpoint = null;
+      throw error;
+    }
+    checkpoint = to;
     return stored.length;
   }
 
@@ -63,17 +76,23 @@ export function createProjector(options: ProjectorOptions): Projector {
     await ensureMigrated();
     for (;;) {
       try {
-        const n = await step();
-        if (n === 0) break;
+        // A short batch means we reached the (visible) end of the log.
+        if ((await step()) < batchSize) break;
       } catch (error) {
         // Another runner applied this range first: the rollback is the idempotent outcome.
         if (!(error instanceof CheckpointMoved)) throw error;
       }
     }
-    return readCheckpoint(db, schema, projection.name);
+    return checkpoint ?? readCheckpoint(db, schema, projection.name);
   }
 
-  const loop = tailLoop({ log, work: catchUp, idleMs, onError: options.onError });
+  const loop = tailLoop({
+    log,
+    work: catchUp,
+    idleMs,
+    coalesceMs: options.coalesceMs ?? 5,
+    onError: options.onError,
+  });
   return {
     catchUp,
     start: loop.start,

@@ -6,6 +6,10 @@ import { rankTerms, topTermWeights } from './ranking.ts';
 import { pickSummary } from './summary-text.ts';
 import { pickTags } from './tags.ts';
 import { pickTitle } from './title.ts';
+import {
+  extractEventsOffline,
+  OFFLINE_EXTRACT_PROMPT_VERSION,
+} from './extraction/extract-events.ts';
 
 export const OFFLINE_PROVIDER_NAME = 'offline-heuristic';
 /** Bump when the heuristic changes what it outputs, so re-consolidation can tell versions apart. */
@@ -33,6 +37,20 @@ export function createOfflineProvider(): ModelPort {
           output: summarizeOffline(input),
           provider: OFFLINE_PROVIDER_NAME,
           promptVersion: OFFLINE_PROMPT_VERSION,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    extractMemoryEvents(input, options) {
+      if (options?.signal?.aborted) {
+        return Promise.reject(new ModelError('extraction aborted', 'aborted', true));
+      }
+      try {
+        return Promise.resolve({
+          output: extractEventsOffline(input),
+          provider: OFFLINE_PROVIDER_NAME,
+          promptVersion: OFFLINE_EXTRACT_PROMPT_VERSION,
         });
       } catch (error) {
         return Promise.reject(error);

@@ -1,0 +1,131 @@
+import { ExtractionOutput, type EventType, type ExtractedEvent } from '../../extraction.schema.ts';
+import type { ExtractionInput } from '../../model-port.ts';
+import { criticalityOf, scopeOf } from './cues.ts';
+import { buildQuotes, buildSummary, buildTags, buildTitle } from './event-text.ts';
+import { messageDrafts, type Draft, type People } from './message-drafts.ts';
+import { personOf } from './participants.ts';
+import { prepareTimeline, relate, termKeys, type PreparedEntry } from './relations.ts';
+import type { SentenceView } from './sentence-view.ts';
+import type { Tense } from './tense.ts';
+import type { TimeExpression } from './time-expressions.ts';
+
+/** Bump when the heuristic changes what it outputs (MM-EVT-20: old events stay as they were). */
+export const OFFLINE_EXTRACT_PROMPT_VERSION = 'offline-extract@1';
+
+/** A block of chat yields a handful of events; past this many the weakest are left out. */
+const MAX_EVENTS = 40;
+
+/**
+ * The offline memory-event extractor: deterministic, extractive, no clock. Each event-worthy
+ * sentence of a user or assistant message becomes one event, timed against the message it
+ * came from (MM-EVT-4), related only to the timeline it was shown (MM-EVT-15).
+ */
+export function extractEventsOffline(input: ExtractionInput): ExtractionOutput {
+  const { messages } = input;
+  const knownNames = unique(messages.map(personOf).filter((n): n is string => n !== undefined));
+  const names = new Set(knownNames.flatMap((n) => termKeys(n, new Set())));
+  const people: People = { names, knownNames };
+  const drafts = messages.flatMap((message) => messageDrafts(message, people));
+  const timeline = prepareTimeline(input.timeline, names);
+  const events = strongest(drafts).map((d) => toEvent(d, timeline, names));
+  return ExtractionOutput.parse({ events: mergeIdentical(events) });
+}
+
+/** Keep the best-scored drafts when a block has too many, in their original order. */
+function strongest(drafts: Draft[]): Draft[] {
+  if (drafts.length <= MAX_EVENTS) return drafts;
+  const ranked = drafts
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => b.d.features.score - a.d.features.score || a.i - b.i)
+    .slice(0, MAX_EVENTS);
+  return ranked.sort((a, b) => a.i - b.i).map(({ d }) => d);
+}
+
+function toEvent(
+  draft: Draft,
+  timeline: readonly PreparedEntry[],
+  names: ReadonlySet<string>,
+): ExtractedEvent {
+  const { message, mention, features, time } = draft;
+  const first = draft.sentences[0] as SentenceView;
+  const speaker = personOf(message);
+  const fromUser = message.role === 'user';
+  const texts = draft.sentences.map((s) => s.text);
+  const status = statusOf(features.tense, time);
+  const eventType = settleType(features.eventType, status);
+  const scope = scopeOf(first.text, fromUser);
+  const terms = draft.sentences.flatMap((s) => s.terms).filter((t) => !names.has(t.key));
+  return {
+    title: buildTitle(first.text, speaker, time?.text),
+    summary: buildSummary(speaker ?? (fromUser ? 'User' : 'Assistant'), texts),
+    tags: buildTags(draft.participants, terms, eventType),
+    quotes: buildQuotes(texts),
+    sourceMessageIds: [message.messageId],
+    scope,
+    criticality: criticalityOf(first.text, scope),
+    temporal: {
+      ...(mention ? { mentionedAt: message.occurredAt } : {}),
+      ...(time?.resolved
+        ? { happenedStart: time.resolved.happenedStart, happenedEnd: time.resolved.happenedEnd }
+        : {}),
+      ...(time ? { originalText: time.text } : {}),
+      precision: time?.resolved?.precision ?? 'unknown',
+      basis: time?.resolved?.basis ?? 'unknown',
+      status,
+      participants: draft.participants,
+      eventType,
+    },
+    relations: relate(
+      { text: first.text, keys: unique(terms.map((t) => t.key)), eventType },
+      timeline,
+    ),
+    catalogHints: [],
+  };
+}
+
+/** Where the time lies decides planned vs occurred; the grammar decides when there is none. */
+function statusOf(
+  tense: Tense,
+  time: TimeExpression | undefined,
+): ExtractedEvent['temporal']['status'] {
+  if (tense === 'cancelled') return 'cancelled';
+  const relation = time?.resolved?.relation;
+  if (relation === 'future') return 'planned';
+  if (relation === 'past') return 'occurred';
+  if (tense === 'future') return 'planned';
+  if (tense === 'ongoing') return 'ongoing';
+  return tense === 'past' ? 'occurred' : 'unknown';
+}
+
+/** "We finish the prototype next week" is a plan, never evidence of completion (MM-EVT-4). */
+function settleType(type: EventType, status: ExtractedEvent['temporal']['status']): EventType {
+  if (status === 'planned' && (type === 'task_completed' || type === 'incident')) return 'plan';
+  if (status === 'cancelled' && (type === 'other' || type === 'plan')) return 'cancellation';
+  return type;
+}
+
+/** MM-EVT-16: identical cards (said twice, word for word) become one, uniting sources and tags. */
+function mergeIdentical(events: ExtractedEvent[]): ExtractedEvent[] {
+  const byKey = new Map<string, ExtractedEvent>();
+  for (const event of events) {
+    const key = JSON.stringify([
+      event.title,
+      event.summary,
+      event.scope,
+      event.criticality,
+      event.temporal,
+    ]);
+    const kept = byKey.get(key);
+    if (!kept) {
+      byKey.set(key, event);
+      continue;
+    }
+    kept.sourceMessageIds = unique([...kept.sourceMessageIds, ...event.sourceMessageIds]);
+    kept.tags = unique([...kept.tags, ...event.tags]).slice(0, 12);
+  }
+  return [...byKey.values()];
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
