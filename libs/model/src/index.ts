@@ -3,6 +3,7 @@ export {
   type BlockSummaryInput,
   type ExtractionInput,
   type ExtractionResult,
+  type GraphProposalResult,
   type BlockSummaryResult,
   type ModelPort,
   type ModelUsage,
@@ -43,3 +44,4 @@ export {
   extractEventsOffline,
   OFFLINE_EXTRACT_PROMPT_VERSION,
 } from './offline/extraction/extract-events.ts';
+export * from './graph.schema.ts';

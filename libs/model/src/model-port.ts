@@ -1,4 +1,5 @@
 import type { ExtractionOutput, TimelineEntry } from './extraction.schema.ts';
+import type { GraphProposal, GraphProposalInput } from './graph.schema.ts';
 import type { BlockSummaryOutput } from './summary.schema.ts';
 
 /** One raw message of a sealed block as the summary job hands it over (a compacted copy, MM-BLK-15). */
@@ -64,6 +65,19 @@ export interface ModelPort {
     input: ExtractionInput,
     options?: { signal?: AbortSignal },
   ): Promise<ExtractionResult>;
+  /** Optional: proposes graph nodes, facts and edges for a batch of events (MM-GRF). */
+  proposeGraph?(
+    input: GraphProposalInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<GraphProposalResult>;
+}
+
+export interface GraphProposalResult {
+  output: GraphProposal;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
 }
 
 /**
