@@ -56,6 +56,11 @@ export interface ExtractionResult {
 /** Model-driven derivations. Implementations write nothing: the caller commits (MM-GEN-9). */
 export interface ModelPort {
   readonly name: string;
+  /**
+   * Same input, same output (the offline provider). A retry cannot change such a result, so an
+   * empty extraction is recorded as "found nothing" instead of failing the job (ADR 0004).
+   */
+  readonly deterministic?: boolean;
   summarizeBlock(
     input: BlockSummaryInput,
     options?: { signal?: AbortSignal },

@@ -49,6 +49,11 @@ export const ConfigSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
   STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
+  STRATAGATE_MODEL_BASE_URL: z.string().optional(),
+  STRATAGATE_MODEL_API_KEY: z.string().optional(),
+  STRATAGATE_MODEL_NAME: z.string().optional(),
+  STRATAGATE_MODEL_RESPONSE_FORMAT: z.string().optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 export const CONFIG_ENV_NAMES = Object.keys(ConfigSchema.shape);

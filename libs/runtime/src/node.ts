@@ -3,14 +3,19 @@ import { createConsolidator, type Consolidator } from '@stratagate/consolidator'
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
 import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import { createOfflineProvider, type ModelPort } from '@stratagate/model';
+import {
+  createOfflineProvider,
+  createOpenAiCompatibleProvider,
+  loadModelConfigFromEnv,
+  type ModelPort,
+} from '@stratagate/model';
 import {
   coreProjection,
   createProjector,
   readCheckpoint,
   type Projector,
 } from '@stratagate/projector';
-import { queryRoutes } from '@stratagate/query';
+import { memoryEventRoutes, queryRoutes } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
 
@@ -98,9 +103,11 @@ export async function startNode(
         db: database.db,
         log,
         schema,
-        model: options.model ?? createOfflineProvider(),
+        model: options.model ?? modelFromConfig(config),
         now,
-        timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS,
+        // The client times out each call and retries transient failures itself; this is the
+        // whole job's safety net around those attempts.
+        timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS * 5,
         onError: onError('consolidator'),
       })
     : null;
@@ -109,15 +116,14 @@ export async function startNode(
   if (roles.has('ingest'))
     routes.push(ingestRoutes({ log, writer: new SpaceWriterService(log), now }));
   if (roles.has('query')) {
-    routes.push(
-      queryRoutes({
-        db: database.db,
-        log,
-        schema,
-        now,
-        projectedPosition: () => readCheckpoint(database.db, schema, coreProjection.name),
-      }),
-    );
+    const queryContext = {
+      db: database.db,
+      log,
+      schema,
+      now,
+      projectedPosition: () => readCheckpoint(database.db, schema, coreProjection.name),
+    };
+    routes.push(queryRoutes(queryContext), memoryEventRoutes(queryContext));
   }
   const http =
     routes.length > 0
@@ -159,4 +165,13 @@ export async function startNode(
       await database.close();
     },
   };
+}
+
+/** An OpenAI-compatible model when STRATAGATE_MODEL_BASE_URL is set, else the offline provider. */
+export function modelFromConfig(config: Config): ModelPort {
+  const env = Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
+  );
+  const modelConfig = loadModelConfigFromEnv(env);
+  return modelConfig ? createOpenAiCompatibleProvider(modelConfig) : createOfflineProvider();
 }

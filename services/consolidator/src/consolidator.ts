@@ -1,7 +1,9 @@
-import { compactForModel, type MemoryRecord, type SpaceRef } from '@stratagate/domain';
+import { randomUUID } from 'node:crypto';
+import { admitEvents, compactForModel, type MemoryRecord, type SpaceRef } from '@stratagate/domain';
 import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
-import type { ModelPort, SummaryMessage } from '@stratagate/model';
-import type { AnyDb } from '@stratagate/store';
+import { InvalidModelOutputError, type ModelPort, type SummaryMessage } from '@stratagate/model';
+import type { AnyDb, BlockRow } from '@stratagate/store';
+import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import {
   blockMessages,
   dueSummaryJobs,
@@ -49,18 +51,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const key = jobKey(block);
     const attempt = block.summary_attempts + 1;
-    const rows = await blockMessages(db, schema, block);
-    const compacted = compactForModel(
-      rows.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls })),
-    );
-    const messages: SummaryMessage[] = rows.map((m, i) => ({
-      messageId: m.message_id,
-      role: m.role,
-      ...(m.name ? { name: m.name } : {}),
-      content: compacted[i]?.content ?? m.content,
-      toolCalls: compacted[i]?.toolCalls ?? m.tool_calls,
-      occurredAt: m.occurred_at,
-    }));
+    const { messages } = await modelMessages(block);
     let records: MemoryRecord[];
     try {
       const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
@@ -90,42 +81,142 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
           },
         },
       ];
-      if (output.shouldExtract) {
-        // Memory-event extraction is not part of this build yet; say so instead of pretending.
+      if (output.shouldExtract && !model.extractMemoryEvents) {
+        // This provider cannot extract; say so instead of pretending, so the block turns ready.
         records.push({
           type: 'ExtractionSkipped',
-          data: { blockId: block.block_id, reason: 'no memory-event extractor in this version' },
+          data: {
+            blockId: block.block_id,
+            reason: `provider ${model.name} has no memory-event extractor`,
+          },
         });
       }
     } catch (error) {
       if (stopSignal.signal.aborted) return;
-      const e = error as { code?: string; message?: string; name?: string };
-      records = [
+      records = [failure(block.block_id, 'summary', attempt, error)];
+    }
+    await append(space, block, key, records);
+    awaitingProjection.set(block.block_id, key);
+  }
+
+  function failure(
+    blockId: string,
+    job: 'summary' | 'extraction',
+    attempt: number,
+    error: unknown,
+  ): MemoryRecord {
+    const e = error as { code?: string; message?: string; name?: string };
+    return {
+      type: 'DerivationFailed',
+      data: {
+        blockId,
+        job,
+        attempt,
+        error: {
+          code: e.name === 'TimeoutError' ? 'timeout' : (e.code ?? 'model_error'),
+          message: String(e.message ?? error).slice(0, 2000),
+        },
+        nextRetryAt: nextRetryAt(now(), attempt),
+      },
+    };
+  }
+
+  /** The block's messages as models see them: a compacted copy, L5 untouched (MM-BLK-15). */
+  async function modelMessages(block: DueBlock) {
+    const rows = await blockMessages(db, schema, block);
+    const compacted = compactForModel(
+      rows.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls })),
+    );
+    const messages: SummaryMessage[] = rows.map((m, i) => ({
+      messageId: m.message_id,
+      role: m.role,
+      ...(m.name ? { name: m.name } : {}),
+      content: compacted[i]?.content ?? m.content,
+      toolCalls: compacted[i]?.toolCalls ?? m.tool_calls,
+      occurredAt: m.occurred_at,
+    }));
+    return { messages, rows };
+  }
+
+  async function append(space: SpaceRef, block: DueBlock, key: string, records: MemoryRecord[]) {
+    const at = now().toISOString();
+    await log.append(
+      space,
+      records.map((r, i) =>
+        newRecord(space, r, {
+          occurredAt: at,
+          threadId: block.thread_id,
+          idempotencyKey: i === 0 ? key : undefined,
+        }),
+      ),
+    );
+  }
+
+  const extractionKey = (b: BlockRow) =>
+    `extract:${b.block_id}:c${b.extraction_cycle}:a${b.extraction_attempts + 1}`;
+
+  /** MM-EVT-13..17: extract, admit against the state at commit, record the admitted events. */
+  async function runExtraction(block: BlockRow): Promise<void> {
+    const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
+    const attempt = block.extraction_attempts + 1;
+    const { messages, rows } = await modelMessages(block);
+    let record: MemoryRecord;
+    try {
+      const [around, entries] = await Promise.all([
+        neighbours(db, schema, block),
+        timeline(db, schema, block),
+      ]);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
+      const result = await model.extractMemoryEvents!(
         {
-          type: 'DerivationFailed',
-          data: {
-            blockId: block.block_id,
-            job: 'summary',
-            attempt,
-            error: {
-              code: e.name === 'TimeoutError' ? 'timeout' : (e.code ?? 'model_error'),
-              message: String(e.message ?? error).slice(0, 2000),
-            },
-            nextRetryAt: nextRetryAt(now(), attempt),
+          blockId: block.block_id,
+          threadId: block.thread_id,
+          messages,
+          ...around,
+          timeline: entries,
+        },
+        { signal },
+      );
+      const events = admitEvents(result.output.events, {
+        blockId: block.block_id,
+        threadId: block.thread_id,
+        blockMessageIds: rows.map((m) => m.message_id),
+        messageTimes: Object.fromEntries(rows.map((m) => [m.message_id, m.occurred_at])),
+        // Re-checked now, not when the timeline was read: an event forgotten meanwhile is out.
+        linkableEventIds: await linkableIds(
+          db,
+          schema,
+          block,
+          entries.map((e) => e.id),
+        ),
+        formedTurn: block.space_turn_to,
+        newEventId: () => `evt_${randomUUID().replace(/-/g, '')}`,
+      });
+      if (events.length === 0 && block.should_extract && !model.deterministic) {
+        throw new InvalidModelOutputError(
+          'extractor requested extraction but returned no valid events',
+        );
+      }
+      record = {
+        type: 'MemoryEventsExtracted',
+        data: {
+          blockId: block.block_id,
+          attempt,
+          events,
+          model: {
+            provider: result.provider,
+            ...(result.model ? { model: result.model } : {}),
+            promptVersion: result.promptVersion,
+            ...(result.usage ? { usage: result.usage } : {}),
           },
         },
-      ];
+      };
+    } catch (error) {
+      if (stopSignal.signal.aborted) return;
+      record = failure(block.block_id, 'extraction', attempt, error);
     }
-    const at = now().toISOString();
-    const newRecords = records.map((r, i) =>
-      newRecord(space, r, {
-        occurredAt: at,
-        threadId: block.thread_id,
-        idempotencyKey: i === 0 ? key : undefined,
-      }),
-    );
-    await log.append(space, newRecords);
-    awaitingProjection.set(block.block_id, key);
+    await append(space, block, extractionKey(block), [record]);
+    awaitingProjection.set(block.block_id, extractionKey(block));
   }
 
   async function runDueJobs(): Promise<number> {
@@ -137,8 +228,16 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       await runJob(block);
       ran += 1;
     }
+    const dueExtraction = model.extractMemoryEvents
+      ? await dueExtractionJobs(db, schema, now(), options.batchSize ?? 16)
+      : [];
+    for (const block of dueExtraction) {
+      if (awaitingProjection.get(block.block_id) === extractionKey(block)) continue;
+      await runExtraction(block);
+      ran += 1;
+    }
     // Forget entries whose block moved on (projected), so the map stays small.
-    const dueKeys = new Set(due.map((b) => b.block_id));
+    const dueKeys = new Set([...due, ...dueExtraction].map((b) => b.block_id));
     for (const id of awaitingProjection.keys()) if (!dueKeys.has(id)) awaitingProjection.delete(id);
     return ran;
   }

@@ -15,13 +15,13 @@ function blockQuery(rm: Rm, meta: Meta, blockId: string) {
 }
 
 /** The block row if this record has not been applied to it yet (row-level idempotency guard). */
-async function unappliedBlock(rm: Rm, meta: Meta, blockId: string): Promise<BlockRow | null> {
+export async function unappliedBlock(rm: Rm, meta: Meta, blockId: string): Promise<BlockRow | null> {
   const block = await blockQuery(rm, meta, blockId).executeTakeFirst();
   if (!block || Number(block.applied_position) >= meta.position) return null;
   return block;
 }
 
-async function updateBlock(rm: Rm, meta: Meta, blockId: string, set: Partial<BlockRow>) {
+export async function updateBlock(rm: Rm, meta: Meta, blockId: string, set: Partial<BlockRow>) {
   await rm
     .updateTable('blocks')
     .set({ ...set, applied_position: meta.position } as never)
@@ -46,7 +46,7 @@ async function threadReadyCount(rm: Rm, meta: Meta, threadId: string): Promise<n
  * MM-BLK-16: a block turns ready once L0–L2 are valid and extraction succeeded or was skipped.
  * It then sits at level 5, anchored at its 1-based rank among the thread's ready blocks.
  */
-async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Partial<BlockRow>> {
+export async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Partial<BlockRow>> {
   const complete =
     b.status === 'pending' &&
     b.summary_status === 'succeeded' &&
@@ -101,6 +101,9 @@ export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: 
       summary_attempts: 0,
       summary_cycle: 0,
       extraction_status: 'pending',
+      extraction_attempts: 0,
+      extraction_cycle: 0,
+      event_count: 0,
       applied_position: meta.position,
     })
     .onConflict((oc) => oc.doNothing())
@@ -182,7 +185,12 @@ export async function onDerivationFailed(rm: Rm, rec: RecordOf<'DerivationFailed
       return;
     case 'extraction':
       if (b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
-      await updateBlock(rm, meta, b.block_id, { extraction_status: 'failed' });
+      await updateBlock(rm, meta, b.block_id, {
+        extraction_status: 'failed',
+        extraction_attempts: d.attempt,
+        extraction_next_retry_at: d.nextRetryAt ? new Date(d.nextRetryAt) : null,
+        extraction_last_error: message,
+      });
       return;
     default: {
       const never: never = d.job;
@@ -210,8 +218,14 @@ export async function onDerivationRetryRequested(
       });
       return;
     case 'extraction':
+      // A manual retry of extraction does not rerun the summary (MM-JOB-3).
       if (b.extraction_status !== 'failed') return;
-      await updateBlock(rm, meta, b.block_id, { extraction_status: 'pending' });
+      await updateBlock(rm, meta, b.block_id, {
+        extraction_status: 'pending',
+        extraction_attempts: 0,
+        extraction_cycle: b.extraction_cycle + 1,
+        extraction_next_retry_at: null,
+      });
       return;
     default: {
       const never: never = rec.data.job;

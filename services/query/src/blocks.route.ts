@@ -243,6 +243,7 @@ export function queryRoutes(ctx: QueryContext) {
           },
           extractionJobs: {
             pending: sum((j) => j.extraction_status === 'pending'),
+            succeeded: sum((j) => j.extraction_status === 'succeeded'),
             skipped: sum((j) => j.extraction_status === 'skipped'),
             failed: sum((j) => j.extraction_status === 'failed'),
           },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MemoryEventCard } from '../events/memory-event.ts';
 
 const Role = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -99,6 +100,17 @@ export const ExtractionSkipped = z.object({
   data: z.object({ blockId: z.string().min(1), reason: z.string().min(1) }),
 });
 
+/** Admitted memory events of one block (MM-EVT-17); may be empty for a deterministic extractor. */
+export const MemoryEventsExtracted = z.object({
+  type: z.literal('MemoryEventsExtracted'),
+  data: z.object({
+    blockId: z.string().min(1),
+    attempt: z.number().int().positive(),
+    events: z.array(MemoryEventCard),
+    model: ModelProvenance,
+  }),
+});
+
 export const BlockExpanded = z.object({
   type: z.literal('BlockExpanded'),
   data: z.object({
@@ -126,6 +138,7 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   DerivationFailed,
   DerivationRetryRequested,
   ExtractionSkipped,
+  MemoryEventsExtracted,
   BlockExpanded,
   SpaceConfigured,
 ]);
@@ -142,6 +155,7 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   DerivationFailed: 1,
   DerivationRetryRequested: 1,
   ExtractionSkipped: 1,
+  MemoryEventsExtracted: 1,
   BlockExpanded: 1,
   SpaceConfigured: 1,
 };

@@ -75,6 +75,7 @@ export function evolveSpaceWriter(
     case 'DerivationFailed':
     case 'DerivationRetryRequested':
     case 'ExtractionSkipped':
+    case 'MemoryEventsExtracted':
     case 'BlockExpanded':
       return state;
     default: {

@@ -28,6 +28,7 @@ const EMPTY_SUMMARY = 'This block contains no text.';
 export function createOfflineProvider(): ModelPort {
   return {
     name: OFFLINE_PROVIDER_NAME,
+    deterministic: true,
     summarizeBlock(input, options) {
       if (options?.signal?.aborted) {
         return Promise.reject(new ModelError('summary aborted', 'aborted', true));

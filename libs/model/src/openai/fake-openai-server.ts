@@ -51,6 +51,11 @@ export interface FakeOpenAiServer {
   readonly requests: readonly RecordedRequest[];
   readonly requestCount: number;
   enqueue(...replies: ScriptedReply[]): void;
+  /**
+   * Answers computed from the request, used when the queue is empty: for end-to-end tests whose
+   * replies depend on ids the system generated (e.g. a timeline event to supersede).
+   */
+  respondWith(handler: (body: unknown) => ScriptedReply | undefined): void;
   /** Resolves once `count` requests have arrived (for aborting mid-request). */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +63,7 @@ export interface FakeOpenAiServer {
 
 export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
   const queue: ScriptedReply[] = [];
+  let handler: ((body: unknown) => ScriptedReply | undefined) | undefined;
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
 
@@ -79,7 +85,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
         return;
       }
-      const next = queue.shift();
+      const next = queue.shift() ?? handler?.(requests.at(-1)?.body);
       if (!next) {
         send(res, 500, { error: { message: 'fake server: no scripted reply left' } });
         return;
@@ -97,6 +103,9 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
       return requests.length;
     },
     enqueue: (...replies) => queue.push(...replies),
+    respondWith: (fn) => {
+      handler = fn;
+    },
     waitForRequests: (count) =>
       requests.length >= count
         ? Promise.resolve()

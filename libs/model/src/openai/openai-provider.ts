@@ -13,6 +13,7 @@ import {
   type ResponseFormatMode,
 } from './config.ts';
 import { blockSummaryPrompt } from './prompts/block-summary.prompt.ts';
+import { graphProjectionPrompt } from './prompts/graph-projection.prompt.ts';
 import { memoryEventsPrompt } from './prompts/memory-events.prompt.ts';
 import type { PromptModule } from './prompts/prompt-module.ts';
 import { checkAnswer, correctionTurn } from './structured-output.ts';
@@ -79,6 +80,8 @@ export function createOpenAiCompatibleProvider(config: OpenAiCompatibleConfig): 
       run(blockSummaryPrompt, input, 'invalid L0-L2 layers', options?.signal),
     extractMemoryEvents: (input, options) =>
       run(memoryEventsPrompt, input, 'invalid extraction output', options?.signal),
+    proposeGraph: (input, options) =>
+      run(graphProjectionPrompt, input, 'invalid graph proposal', options?.signal),
   };
 }
 

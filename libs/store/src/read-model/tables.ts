@@ -84,6 +84,48 @@ export interface BlockRow {
   anchor_level: number | null;
   last_lifted_at: string | null;
   last_lifted_by: string | null;
+  extraction_attempts: number;
+  extraction_cycle: number;
+  extraction_next_retry_at: Date | null;
+  extraction_last_error: string | null;
+  event_count: number;
+  applied_position: number;
+}
+
+export type MemoryEventStatus = 'active' | 'superseded' | 'forgotten' | 'archived';
+
+export interface MemoryEventRow {
+  tenant_id: string;
+  space_id: string;
+  event_id: string;
+  source_block_id: string;
+  thread_id: string | null;
+  title: string;
+  summary: string;
+  tags: string[];
+  quotes: string[];
+  source_message_ids: string[];
+  scope: 'user' | 'project' | 'session';
+  criticality: 'routine' | 'preference' | 'identity' | 'safety';
+  event_type: string;
+  temporal: Record<string, unknown>;
+  mentioned_at: string | null;
+  happened_start: string | null;
+  happened_end: string | null;
+  status: MemoryEventStatus;
+  superseded_by: string | null;
+  mention_count: number;
+  last_adopted_turn: number;
+  last_retrieved_at: string | null;
+  pinned: boolean;
+  forced_cap: number | null;
+  catalog_hints: string[];
+  extractor_version: number | null;
+  formed_turn: number;
+  block_sequence: number;
+  created_at: string;
+  updated_at: string;
+  record_position: number;
   applied_position: number;
 }
 
@@ -94,4 +136,5 @@ export interface ReadModelTables {
   turns: TurnRow;
   messages: MessageRow;
   blocks: BlockRow;
+  memory_events: MemoryEventRow;
 }

@@ -1,0 +1,5 @@
+export * from './memory-event.ts';
+export * from './temporal-repair.ts';
+export * from './catalog-hints.ts';
+export * from './admission.ts';
+export * from './weight.ts';

@@ -1,0 +1,30 @@
+export type {
+  GraphEdge,
+  GraphFact,
+  GraphIdPrefix,
+  GraphNode,
+  GraphOperation,
+  GraphPlan,
+  GraphProposalLike,
+  GraphSnapshot,
+  GraphStatus,
+  NodeType,
+  PlanGraphInput,
+  ProposedEdgeLike,
+  ProposedFactLike,
+  ProposedNodeLike,
+  ProposedValueLike,
+  SourceEventInfo,
+  SourceEventStatus,
+} from './graph-types.ts';
+export { GRAPH_NODE_TYPES } from './graph-types.ts';
+export {
+  canonicalUtc,
+  DEFAULT_GRAPH_CONFIDENCE,
+  GRAPH_LIMITS,
+  normaliseEntityName,
+} from './graph-limits.ts';
+export { DISPUTE_BELOW_CONFIDENCE } from './graph-timeline.ts';
+export { planGraphUpdate } from './graph-planner.ts';
+export { effectiveNode, MAX_GRAPH_PROVENANCE, type EffectiveNode } from './graph-effective.ts';
+export { applyGraphOperations } from './graph-reducer.ts';

@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import type { DecodedRecord, RecordOf } from '@stratagate/domain';
+import type { BlockRow, ReadModelTables } from '@stratagate/store';
+import { readyFields, unappliedBlock, updateBlock } from './blocks.projection.ts';
+
+type Rm = Kysely<ReadModelTables>;
+type Meta = DecodedRecord['meta'];
+
+/**
+ * Admitted events become rows with weight n = 1 anchored at their formed turn (MM-EVT-17). A
+ * supersede relation marks the target superseded with a 0.1 cap; the target's content and sources
+ * never change, and a target forgotten meanwhile is not revived (MM-EVT-9/15). Conflicts are kept
+ * on the new event only (MM-EVT-10).
+ */
+export async function onMemoryEventsExtracted(
+  rm: Rm,
+  rec: RecordOf<'MemoryEventsExtracted'>,
+  meta: Meta,
+) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b || b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
+  const { tenantId, spaceId } = meta.metadata;
+  const events = rec.data.events;
+  if (events.length > 0) {
+    await rm
+      .insertInto('memory_events')
+      .values(
+        events.map((e) => ({
+          tenant_id: tenantId,
+          space_id: spaceId,
+          event_id: e.id,
+          source_block_id: e.sourceBlockId,
+          thread_id: e.temporal.threadId ?? b.thread_id,
+          title: e.title,
+          summary: e.summary,
+          tags: JSON.stringify(e.tags) as never,
+          quotes: JSON.stringify(e.quotes) as never,
+          source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
+          scope: e.scope,
+          criticality: e.criticality,
+          event_type: e.temporal.eventType,
+          temporal: JSON.stringify(e.temporal) as never,
+          mentioned_at: e.temporal.mentionedAt ?? null,
+          happened_start: e.temporal.happenedStart ?? null,
+          happened_end: e.temporal.happenedEnd ?? null,
+          status: 'active' as const,
+          superseded_by: null,
+          mention_count: 1,
+          last_adopted_turn: e.formedTurn,
+          pinned: false,
+          forced_cap: null,
+          catalog_hints: JSON.stringify(e.catalogHints) as never,
+          extractor_version: e.extractorVersion ?? null,
+          formed_turn: e.formedTurn,
+          block_sequence: b.sequence,
+          created_at: meta.metadata.occurredAt,
+          updated_at: meta.metadata.occurredAt,
+          record_position: meta.position,
+          applied_position: meta.position,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    for (const e of events) {
+      for (const target of e.temporal.supersedesEventIds) {
+        await rm
+          .updateTable('memory_events')
+          .set({
+            status: 'superseded',
+            superseded_by: e.id,
+            forced_cap: 0.1,
+            updated_at: meta.metadata.occurredAt,
+            applied_position: meta.position,
+          })
+          .where('tenant_id', '=', tenantId)
+          .where('space_id', '=', spaceId)
+          .where('event_id', '=', target)
+          .where('status', '=', 'active')
+          .where('applied_position', '<', meta.position)
+          .execute();
+      }
+    }
+  }
+  const next: BlockRow = { ...b, extraction_status: 'succeeded', event_count: events.length };
+  await updateBlock(rm, meta, b.block_id, {
+    extraction_status: 'succeeded',
+    extraction_attempts: rec.data.attempt,
+    extraction_next_retry_at: null,
+    extraction_last_error: null,
+    event_count: events.length,
+    ...(await readyFields(rm, meta, next)),
+  });
+}
