@@ -55,11 +55,18 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       });
       return res.json();
     };
+    // Wait until every derived record (summaries, events, graph) is appended and projected.
     const deadline = Date.now() + 60_000;
     let ctx;
+    let status;
     for (;;) {
       ctx = await get('/v1/spaces/crash/threads/t1/context');
-      if (ctx.blocks?.length === 2 || Date.now() > deadline) break;
+      status = await get('/v1/spaces/crash/status');
+      const settled =
+        ctx.blocks?.length === 2 &&
+        status.graphJobs.pending === 0 &&
+        status.projectedPosition === status.logPosition;
+      if (settled || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(ctx.blocks.map((b: { turnRange: number[] }) => b.turnRange)).toEqual([
@@ -67,7 +74,6 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       [7, 12],
     ]);
     expect(ctx.openTail.turns).toBe(2);
-    const status = await get('/v1/spaces/crash/status');
     expect(status.turnCounter).toBe(14);
     expect(status.projectedPosition).toBe(status.logPosition);
   });

@@ -61,6 +61,8 @@ export async function startTestNode(
           s.status === 200 &&
           s.body.projectedPosition === s.body.logPosition &&
           s.body.summaryJobs.pending === 0 &&
+          s.body.extractionJobs.pending === 0 &&
+          s.body.graphJobs.pending === 0 &&
           s.body.blocks.pending === s.body.summaryJobs.failed;
         if (done) return;
         if (Date.now() > deadline)

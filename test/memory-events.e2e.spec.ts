@@ -88,6 +88,57 @@ function s1Model(server: FakeOpenAiServer) {
         ],
       });
     }
+    if (system.startsWith('You maintain the knowledge graph')) {
+      const lines = [...user.matchAll(/^(\{"id".*\})$/gm)].map((m) => JSON.parse(m[1]!));
+      const events = lines.filter((l) => 'title' in l) as { id: string; title: string }[];
+      const nodes = lines.filter((l) => 'name' in l) as { id: string; name: string }[];
+      const id = (title: string) => events.find((e) => e.title === title)?.id;
+      const x = nodes.find((n) => n.name === 'X')?.id ?? 'x';
+      const e1 = id('X uses npm');
+      if (e1) {
+        return fakeOpenAiReply.json({
+          nodes: [
+            {
+              ref: 'x',
+              name: 'X',
+              type: 'project',
+              nameSourceEventIds: [e1],
+              sourceEventIds: [e1],
+            },
+            {
+              ref: 'npm',
+              name: 'npm',
+              type: 'tool',
+              nameSourceEventIds: [e1],
+              sourceEventIds: [e1],
+            },
+          ],
+          edges: [{ fromRef: 'x', toRef: 'npm', relation: 'uses', sourceEventIds: [e1] }],
+        });
+      }
+      const e2 = id('X switched from npm to pnpm')!;
+      const e3 = id('CI pending verification')!;
+      return fakeOpenAiReply.json({
+        nodes: [
+          {
+            ref: x,
+            name: 'X',
+            type: 'project',
+            nameSourceEventIds: [e2],
+            sourceEventIds: [e2, e3],
+            facts: [{ key: 'ci', value: 'pending verification', sourceEventIds: [e3] }],
+          },
+          {
+            ref: 'pnpm',
+            name: 'pnpm',
+            type: 'tool',
+            nameSourceEventIds: [e2],
+            sourceEventIds: [e2],
+          },
+        ],
+        edges: [{ fromRef: x, toRef: 'pnpm', relation: 'uses', sourceEventIds: [e2] }],
+      });
+    }
     return undefined;
   });
 }
@@ -192,6 +243,32 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
     expect(detail.body.summary).not.toContain('faster');
   });
 
+  it('the graph shows pnpm current and npm historical, with provenance down to the messages', async () => {
+    const nodes = (await t.request('GET', '/v1/spaces/x/graph/nodes')).body.nodes;
+    const x = nodes.find((n: { name: string }) => n.name === 'X');
+    const names = x.nodeNames as Record<string, string>;
+    const target = (e: { toId: string }) => names[e.toId] ?? e.toId;
+    expect(
+      x.currentEdges.map((e: { relation: string; toId: string }) => [e.relation, target(e)]),
+    ).toEqual([['uses', 'pnpm']]);
+    expect(
+      x.historicalEdges.map((e: { relation: string; toId: string }) => [e.relation, target(e)]),
+    ).toEqual([['uses', 'npm']]);
+    expect(x.currentState).toContain('ci: pending verification');
+    expect(x.currentState).not.toContain('passed');
+    const all = await events();
+    const e1 = all.find((e: { title: string }) => e.title === 'X uses npm');
+    const e2 = all.find((e: { title: string }) => e.title === 'X switched from npm to pnpm');
+    expect(x.currentEdges[0].citedEventIds).toEqual([e2.id]);
+    expect(x.historicalEdges[0].citedEventIds).toEqual([e1.id]);
+    const detail = await t.request('GET', `/v1/spaces/x/graph/nodes/${x.id}`);
+    const provenance = detail.body.provenance as { eventId: string; sourceMessageIds: string[] }[];
+    expect(provenance.map((p) => p.eventId)).toContain(e2.id);
+    const messages = provenance.find((p) => p.eventId === e2.id)!.sourceMessageIds;
+    const source = await t.request('GET', `/v1/spaces/x/memory-events/${e2.id}`);
+    expect(source.body.sources.map((m: { messageId: string }) => m.messageId)).toEqual(messages);
+  });
+
   it('a rebuild from position 0 reproduces the same memory events with zero model calls', async () => {
     await t.settle('x');
     await t.node.consolidator!.stop();
@@ -207,6 +284,8 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
     const live = await dumpReadModel(db, t.node.config.STRATAGATE_READ_MODEL_SCHEMA);
     const rebuilt = await dumpReadModel(db, 'rm_events_rebuild');
     expect(rebuilt.memory_events).toHaveLength(4);
+    expect(rebuilt.graph_nodes).toHaveLength(3);
+    expect(rebuilt.graph_edges).toHaveLength(2);
     expect(rebuilt).toEqual(live);
     expect(fake.requestCount).toBe(calls);
   });

@@ -45,3 +45,8 @@ export {
   OFFLINE_EXTRACT_PROMPT_VERSION,
 } from './offline/extraction/extract-events.ts';
 export * from './graph.schema.ts';
+export { graphProjectionPrompt } from './openai/prompts/graph-projection.prompt.ts';
+export {
+  OFFLINE_GRAPH_PROMPT_VERSION,
+  proposeGraphOffline,
+} from './offline/graph/propose-graph.ts';

@@ -15,7 +15,7 @@ import {
   readCheckpoint,
   type Projector,
 } from '@stratagate/projector';
-import { memoryEventRoutes, queryRoutes } from '@stratagate/query';
+import { graphRoutes, memoryEventRoutes, queryRoutes } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
 
@@ -123,7 +123,11 @@ export async function startNode(
       now,
       projectedPosition: () => readCheckpoint(database.db, schema, coreProjection.name),
     };
-    routes.push(queryRoutes(queryContext), memoryEventRoutes(queryContext));
+    routes.push(
+      queryRoutes(queryContext),
+      memoryEventRoutes(queryContext),
+      graphRoutes(queryContext),
+    );
   }
   const http =
     routes.length > 0

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { admitEvents, compactForModel, type MemoryRecord, type SpaceRef } from '@stratagate/domain';
+import {
+  admitEvents,
+  compactForModel,
+  planGraphUpdate,
+  type MemoryRecord,
+  type SpaceRef,
+} from '@stratagate/domain';
 import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
 import { InvalidModelOutputError, type ModelPort, type SummaryMessage } from '@stratagate/model';
 import type { AnyDb, BlockRow } from '@stratagate/store';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
+import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
 import {
   blockMessages,
   dueSummaryJobs,
@@ -101,7 +108,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
 
   function failure(
     blockId: string,
-    job: 'summary' | 'extraction',
+    job: 'summary' | 'extraction' | 'graph',
     attempt: number,
     error: unknown,
   ): MemoryRecord {
@@ -219,6 +226,54 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     awaitingProjection.set(block.block_id, extractionKey(block));
   }
 
+  const graphKey = (b: BlockRow) =>
+    `graph:${b.block_id}:c${b.graph_cycle}:a${b.graph_attempts + 1}`;
+
+  /** MM-GRF: propose (model), then plan against the graph at commit (rules), record operations. */
+  async function runGraph(block: BlockRow): Promise<void> {
+    const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
+    const attempt = block.graph_attempts + 1;
+    let record: MemoryRecord;
+    try {
+      const { events, proposalInput } = await graphJobContext(db, schema, block);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
+      const result = await model.proposeGraph!(proposalInput, { signal });
+      // Re-read the graph and the sources' states now: the plan is validated at commit.
+      const { snapshot } = await graphJobContext(db, schema, block);
+      const batchIds = events.map((e) => e.event_id);
+      const plan = planGraphUpdate({
+        snapshot,
+        proposal: result.output,
+        batchEventIds: batchIds,
+        events: await sourceEventInfo(db, schema, block, snapshot, batchIds),
+        newId: (prefix) => `${prefix}_${randomUUID().replace(/-/g, '')}`,
+      });
+      if (!plan.ok) throw Object.assign(new Error(plan.error), { code: 'invalid_graph_proposal' });
+      record = {
+        type: 'GraphProjected',
+        data: {
+          blockId: block.block_id,
+          attempt,
+          eventIds: batchIds,
+          operations: plan.operations,
+          warnings: plan.warnings,
+          eventNodeIds: plan.eventNodeIds,
+          model: {
+            provider: result.provider,
+            ...(result.model ? { model: result.model } : {}),
+            promptVersion: result.promptVersion,
+            ...(result.usage ? { usage: result.usage } : {}),
+          },
+        },
+      };
+    } catch (error) {
+      if (stopSignal.signal.aborted) return;
+      record = failure(block.block_id, 'graph', attempt, error);
+    }
+    await append(space, block, graphKey(block), [record]);
+    awaitingProjection.set(`${block.block_id}:graph`, graphKey(block));
+  }
+
   async function runDueJobs(): Promise<number> {
     const due = await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16);
     let ran = 0;
@@ -236,8 +291,19 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       await runExtraction(block);
       ran += 1;
     }
+    const dueGraph = model.proposeGraph
+      ? await dueGraphJobs(db, schema, now(), options.batchSize ?? 16)
+      : [];
+    for (const block of dueGraph) {
+      if (awaitingProjection.get(`${block.block_id}:graph`) === graphKey(block)) continue;
+      await runGraph(block);
+      ran += 1;
+    }
     // Forget entries whose block moved on (projected), so the map stays small.
-    const dueKeys = new Set([...due, ...dueExtraction].map((b) => b.block_id));
+    const dueKeys = new Set([
+      ...[...due, ...dueExtraction].map((b) => b.block_id),
+      ...dueGraph.map((b) => `${b.block_id}:graph`),
+    ]);
     for (const id of awaitingProjection.keys()) if (!dueKeys.has(id)) awaitingProjection.delete(id);
     return ran;
   }

@@ -69,4 +69,6 @@ export const SpaceSettingsBody = z
     'give blockSize or decayLambda',
   );
 
-export const RetryBody = z.object({ job: z.enum(['summary', 'extraction']).default('summary') });
+export const RetryBody = z.object({
+  job: z.enum(['summary', 'extraction', 'graph']).default('summary'),
+});

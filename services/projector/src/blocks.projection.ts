@@ -15,7 +15,11 @@ function blockQuery(rm: Rm, meta: Meta, blockId: string) {
 }
 
 /** The block row if this record has not been applied to it yet (row-level idempotency guard). */
-export async function unappliedBlock(rm: Rm, meta: Meta, blockId: string): Promise<BlockRow | null> {
+export async function unappliedBlock(
+  rm: Rm,
+  meta: Meta,
+  blockId: string,
+): Promise<BlockRow | null> {
   const block = await blockQuery(rm, meta, blockId).executeTakeFirst();
   if (!block || Number(block.applied_position) >= meta.position) return null;
   return block;
@@ -104,6 +108,9 @@ export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: 
       extraction_attempts: 0,
       extraction_cycle: 0,
       event_count: 0,
+      graph_status: 'none',
+      graph_attempts: 0,
+      graph_cycle: 0,
       applied_position: meta.position,
     })
     .onConflict((oc) => oc.doNothing())
@@ -192,6 +199,15 @@ export async function onDerivationFailed(rm: Rm, rec: RecordOf<'DerivationFailed
         extraction_last_error: message,
       });
       return;
+    case 'graph':
+      if (b.graph_status !== 'pending' && b.graph_status !== 'failed') return;
+      await updateBlock(rm, meta, b.block_id, {
+        graph_status: 'failed',
+        graph_attempts: d.attempt,
+        graph_next_retry_at: d.nextRetryAt ? new Date(d.nextRetryAt) : null,
+        graph_last_error: message,
+      });
+      return;
     default: {
       const never: never = d.job;
       return never;
@@ -225,6 +241,15 @@ export async function onDerivationRetryRequested(
         extraction_attempts: 0,
         extraction_cycle: b.extraction_cycle + 1,
         extraction_next_retry_at: null,
+      });
+      return;
+    case 'graph':
+      if (b.graph_status !== 'failed') return;
+      await updateBlock(rm, meta, b.block_id, {
+        graph_status: 'pending',
+        graph_attempts: 0,
+        graph_cycle: b.graph_cycle + 1,
+        graph_next_retry_at: null,
       });
       return;
     default: {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import { onGraphProjected } from './graph.projection.ts';
 import { onMemoryEventsExtracted } from './memory-events.projection.ts';
 import type { Projection } from './projection.ts';
 import {
@@ -59,6 +60,9 @@ export const coreProjection: Projection = {
           break;
         case 'MemoryEventsExtracted':
           await onMemoryEventsExtracted(rm, record, meta);
+          break;
+        case 'GraphProjected':
+          await onGraphProjected(rm, record, meta);
           break;
         case 'BlockExpanded':
           await onBlockExpanded(rm, record, meta);

@@ -56,6 +56,7 @@ export async function onMemoryEventsExtracted(
           created_at: meta.metadata.occurredAt,
           updated_at: meta.metadata.occurredAt,
           record_position: meta.position,
+          participant_node_ids: '[]' as never,
           applied_position: meta.position,
         })),
       )
@@ -88,6 +89,8 @@ export async function onMemoryEventsExtracted(
     extraction_next_retry_at: null,
     extraction_last_error: null,
     event_count: events.length,
+    // Each extracted batch is queued once for the graph (MM-GRF-10); failures never block reads.
+    graph_status: events.length > 0 ? 'pending' : 'none',
     ...(await readyFields(rm, meta, next)),
   });
 }

@@ -247,6 +247,11 @@ export function queryRoutes(ctx: QueryContext) {
             skipped: sum((j) => j.extraction_status === 'skipped'),
             failed: sum((j) => j.extraction_status === 'failed'),
           },
+          graphJobs: {
+            pending: sum((j) => j.graph_status === 'pending'),
+            completed: sum((j) => j.graph_status === 'completed'),
+            failed: sum((j) => j.graph_status === 'failed'),
+          },
           projectedPosition: await ctx.projectedPosition(),
           logPosition: await ctx.log.headPosition(),
         };

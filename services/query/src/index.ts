@@ -2,3 +2,4 @@ export * from './block-views.ts';
 export * from './read-model.queries.ts';
 export * from './blocks.route.ts';
 export * from './memory-events.route.ts';
+export * from './graph.route.ts';

@@ -86,11 +86,11 @@ export async function openTail(db: Kysely<ReadModelTables>, s: SpaceRef, threadI
 export async function jobCounts(db: Kysely<ReadModelTables>, s: SpaceRef) {
   const rows = await db
     .selectFrom('blocks')
-    .select(['status', 'summary_status', 'extraction_status'])
+    .select(['status', 'summary_status', 'extraction_status', 'graph_status'])
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('tenant_id', '=', s.tenantId)
     .where('space_id', '=', s.spaceId)
-    .groupBy(['status', 'summary_status', 'extraction_status'])
+    .groupBy(['status', 'summary_status', 'extraction_status', 'graph_status'])
     .execute();
   return rows.map((r) => ({ ...r, n: Number(r.n) }));
 }

@@ -14,8 +14,8 @@ import {
   type GraphOperation,
   type NodeType,
   type ProposedNodeLike,
-  type ProposedValueLike,
 } from './graph-types.ts';
+import { addValue, cloneNode, diffNode, keptValues } from './node-values.ts';
 
 /*
  * MM-GRF-4/6: validate each proposed node, then resolve it to an existing node, a node created
@@ -133,8 +133,8 @@ export function resolveEntities(
     }
     target.sourceEventIds = uniqueStrings([...target.sourceEventIds, ...sources.ids]);
     // The canonical name keeps its own provenance; another spelling is an alias with its own.
-    if (name !== target.name) addValue(target.aliases, { value: name, ids: nameSources.ids }, true);
-    for (const alias of keptValues(node.aliases, 'alias', label, ctx, warnings)) {
+    const spelling = name === target.name ? [] : [{ value: name, ids: nameSources.ids }];
+    for (const alias of [...spelling, ...keptValues(node.aliases, 'alias', label, ctx, warnings)]) {
       if (alias.value === target.name) continue;
       if (!addValue(target.aliases, alias, true, GRAPH_LIMITS.listItems)) {
         warnings.push(`alias "${alias.value}" on ${label} dropped: more than 40 aliases`);
@@ -163,85 +163,4 @@ export function resolveEntities(
     if (update) operations.push(update);
   }
   return { ok: true, operations, resolved, refs, warnings };
-}
-
-function cloneNode(node: GraphNode): GraphNode {
-  return {
-    ...node,
-    aliases: node.aliases.map((alias) => ({ ...alias, sourceEventIds: [...alias.sourceEventIds] })),
-    tags: node.tags.map((tag) => ({ ...tag, sourceEventIds: [...tag.sourceEventIds] })),
-    sourceEventIds: [...node.sourceEventIds],
-    nameSourceEventIds: [...node.nameSourceEventIds],
-  };
-}
-
-function keptValues(
-  values: readonly ProposedValueLike[],
-  kind: 'alias' | 'tag',
-  label: string,
-  ctx: SourceContext,
-  warnings: string[],
-): { value: string; ids: string[] }[] {
-  const kept: { value: string; ids: string[] }[] = [];
-  for (const item of values) {
-    const value = cutText(item.value, GRAPH_LIMITS.name);
-    if (value === '') {
-      warnings.push(`empty ${kind} on ${label} dropped`);
-      continue;
-    }
-    const verdict = ctx.validate(item.sourceEventIds);
-    if (!verdict.ok) {
-      warnings.push(
-        `${kind} "${value}" on ${label} dropped: no valid provenance (${verdict.reason})`,
-      );
-      continue;
-    }
-    kept.push({ value, ids: verdict.ids });
-  }
-  return kept;
-}
-
-/** Adds a value or unites its sources; false when a new value would pass `max`. */
-function addValue(
-  list: { value: string; sourceEventIds: string[]; visible?: boolean }[],
-  item: { value: string; ids: string[] },
-  withVisibility: boolean,
-  max = Number.POSITIVE_INFINITY,
-): boolean {
-  const existing = list.find((entry) => entry.value === item.value);
-  if (existing) {
-    // New evidence adds sources but does not un-hide an alias someone hid on purpose.
-    existing.sourceEventIds = uniqueStrings([...existing.sourceEventIds, ...item.ids]);
-    return true;
-  }
-  if (list.length >= max) return false;
-  list.push(
-    withVisibility
-      ? { value: item.value, sourceEventIds: item.ids, visible: true }
-      : { value: item.value, sourceEventIds: item.ids },
-  );
-  return true;
-}
-
-function diffValues<T extends { value: string; sourceEventIds: string[] }>(
-  before: readonly T[],
-  after: readonly T[],
-): T[] {
-  const added: T[] = [];
-  for (const entry of after) {
-    const old = before.find((candidate) => candidate.value === entry.value);
-    const ids = entry.sourceEventIds.filter((id) => !old?.sourceEventIds.includes(id));
-    if (ids.length > 0) added.push({ ...entry, sourceEventIds: ids });
-  }
-  return added;
-}
-
-function diffNode(original: GraphNode, node: GraphNode): GraphOperation | null {
-  const addAliases = diffValues(original.aliases, node.aliases);
-  const addTags = diffValues(original.tags, node.tags);
-  const addSourceEventIds = node.sourceEventIds.filter(
-    (id) => !original.sourceEventIds.includes(id),
-  );
-  if (addAliases.length + addTags.length + addSourceEventIds.length === 0) return null;
-  return { op: 'node.update', nodeId: node.id, addAliases, addTags, addSourceEventIds };
 }

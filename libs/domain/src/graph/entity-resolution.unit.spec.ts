@@ -62,7 +62,9 @@ describe('entity resolution (MM-GRF-6)', () => {
     const result = planOk({
       snapshot: graphOf(existing({ id: 'node_a', name: 'Alpha Corp' })),
       events,
-      nodes: [proposedNode({ ref: 'a', name: 'AlphaCorp', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({ ref: 'a', name: 'AlphaCorp', type: 'organization', sourceEventIds: ['e1'] }),
+      ],
     });
     expect(result.operations).toEqual([
       {
@@ -80,7 +82,14 @@ describe('entity resolution (MM-GRF-6)', () => {
     const result = planOk({
       snapshot: graphOf(node),
       events,
-      nodes: [proposedNode({ ref: 'a', name: 'Alpha Corp', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({
+          ref: 'a',
+          name: 'Alpha Corp',
+          type: 'organization',
+          sourceEventIds: ['e1'],
+        }),
+      ],
     });
     expect(result.operations).toEqual([]);
     expect(result.eventNodeIds.e1).toEqual(['node_a']);
@@ -95,7 +104,9 @@ describe('entity resolution (MM-GRF-6)', () => {
     const result = planOk({
       snapshot: graphOf(node),
       events,
-      nodes: [proposedNode({ ref: 'a', name: 'acme', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({ ref: 'a', name: 'acme', type: 'organization', sourceEventIds: ['e1'] }),
+      ],
     });
     expect(opsOf(result.operations, 'node.create')).toEqual([]);
     expect(opsOf(result.operations, 'node.update')[0]?.nodeId).toBe('node_a');
@@ -104,14 +115,20 @@ describe('entity resolution (MM-GRF-6)', () => {
   it.each([
     ['hidden', { value: 'ACME', sourceEventIds: ['e0'], visible: false }, []],
     ['unproven', { value: 'ACME', sourceEventIds: [], visible: true }, []],
-    ['forgotten-only', { value: 'ACME', sourceEventIds: ['ef'], visible: true }, [event('ef', T1, 'forgotten')]],
+    [
+      'forgotten-only',
+      { value: 'ACME', sourceEventIds: ['ef'], visible: true },
+      [event('ef', T1, 'forgotten')],
+    ],
   ])('never merges through a %s alias', (_, alias, extraEvents) => {
     const node = existing({ id: 'node_a', name: 'Alpha Corporation', aliases: [alias] });
     const result = planOk({
       snapshot: graphOf(node),
       events: [...events, ...extraEvents],
       batch: ['e1'],
-      nodes: [proposedNode({ ref: 'a', name: 'ACME', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({ ref: 'a', name: 'ACME', type: 'organization', sourceEventIds: ['e1'] }),
+      ],
     });
     expect(opsOf(result.operations, 'node.create').map((op) => op.node.name)).toEqual(['ACME']);
     expect(opsOf(result.operations, 'node.update')).toEqual([]);
@@ -121,7 +138,14 @@ describe('entity resolution (MM-GRF-6)', () => {
     const result = planOk({
       snapshot: graphOf(existing({ id: 'node_a', name: 'Alpha Corp', status: 'archived' })),
       events,
-      nodes: [proposedNode({ ref: 'node_a', name: 'Alpha Corp', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({
+          ref: 'node_a',
+          name: 'Alpha Corp',
+          type: 'organization',
+          sourceEventIds: ['e1'],
+        }),
+      ],
     });
     expect(opsOf(result.operations, 'node.create')).toHaveLength(1);
   });
@@ -130,7 +154,14 @@ describe('entity resolution (MM-GRF-6)', () => {
     const result = planOk({
       snapshot: graphOf(existing({ id: 'node_a', name: 'Alpha Corp' })),
       events,
-      nodes: [proposedNode({ ref: 'node_a', name: 'Alpha', type: 'organization', sourceEventIds: ['e2'] })],
+      nodes: [
+        proposedNode({
+          ref: 'node_a',
+          name: 'Alpha',
+          type: 'organization',
+          sourceEventIds: ['e2'],
+        }),
+      ],
     });
     expect(result.operations).toEqual([
       {
@@ -143,15 +174,38 @@ describe('entity resolution (MM-GRF-6)', () => {
     ]);
   });
 
+  it('merges a repeated ref into its first node, keeping the other name as an alias', () => {
+    const result = planOk({
+      events,
+      nodes: [
+        proposedNode({ ref: 'a', name: 'Ann', type: 'person', sourceEventIds: ['e1'] }),
+        proposedNode({ ref: 'a', name: 'Annie', type: 'person', sourceEventIds: ['e2'] }),
+      ],
+    });
+    expect(opsOf(result.operations, 'node.create').map((op) => op.node)).toEqual([
+      expect.objectContaining({
+        name: 'Ann',
+        aliases: [{ value: 'Annie', sourceEventIds: ['e2'], visible: true }],
+        sourceEventIds: ['e1', 'e2'],
+      }),
+    ]);
+  });
+
   it('prefers a canonical-name match over an alias match, and the lowest id among equals', () => {
     const result = planOk({
       snapshot: graphOf(
-        existing({ id: 'node_c', name: 'Other', aliases: [{ value: 'Beta', sourceEventIds: ['e0'], visible: true }] }),
+        existing({
+          id: 'node_c',
+          name: 'Other',
+          aliases: [{ value: 'Beta', sourceEventIds: ['e0'], visible: true }],
+        }),
         existing({ id: 'node_b', name: 'beta' }),
         existing({ id: 'node_a', name: 'BETA' }),
       ),
       events,
-      nodes: [proposedNode({ ref: 'b', name: 'BETA', type: 'organization', sourceEventIds: ['e1'] })],
+      nodes: [
+        proposedNode({ ref: 'b', name: 'BETA', type: 'organization', sourceEventIds: ['e1'] }),
+      ],
     });
     expect(opsOf(result.operations, 'node.update').map((op) => op.nodeId)).toEqual(['node_a']);
   });

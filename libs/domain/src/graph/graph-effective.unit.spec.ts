@@ -45,7 +45,14 @@ const events = [
 ];
 
 const companyFacts = (older: string, newer: string) => [
-  fact({ id: 'f1', key: 'company', value: older, status: 'superseded', sourceEventIds: ['e1'], validTo: T2 }),
+  fact({
+    id: 'f1',
+    key: 'company',
+    value: older,
+    status: 'superseded',
+    sourceEventIds: ['e1'],
+    validTo: T2,
+  }),
   fact({ id: 'f2', key: 'company', value: newer, validFrom: T2 }),
 ];
 
@@ -63,7 +70,12 @@ describe('effective view (MM-GRF-8)', () => {
   });
 
   it('acceptance: when one of two sources is forgotten, only the visible one is cited', () => {
-    const view = effectiveNode(node, [fact({ id: 'f1', key: 'role', value: 'lead', sourceEventIds: ['ef', 'e2'] })], [], events);
+    const view = effectiveNode(
+      node,
+      [fact({ id: 'f1', key: 'role', value: 'lead', sourceEventIds: ['ef', 'e2'] })],
+      [],
+      events,
+    );
     expect(view?.currentFacts[0]?.citedEventIds).toEqual(['e2']);
     expect(view?.provenanceEventIds).not.toContain('ef');
   });
@@ -100,7 +112,13 @@ describe('effective view (MM-GRF-8)', () => {
       [
         fact({ id: 'a', key: 'a', value: 'only superseded source', sourceEventIds: ['e1'] }),
         fact({ id: 'b', key: 'b', value: 'archived', status: 'archived' }),
-        fact({ id: 'c', key: 'c', value: 'forgotten history', status: 'superseded', sourceEventIds: ['ef'] }),
+        fact({
+          id: 'c',
+          key: 'c',
+          value: 'forgotten history',
+          status: 'superseded',
+          sourceEventIds: ['ef'],
+        }),
         fact({ id: 'd', key: 'd', value: 'archived source', sourceEventIds: ['ea'] }),
         fact({ id: 'e', key: 'e', value: 'unknown source', sourceEventIds: ['e-unknown'] }),
         fact({ id: 'f', key: 'f', value: 'other node', nodeId: 'node_bob' }),

@@ -8,7 +8,14 @@ describe('source validity (MM-GRF-4)', () => {
   it('acceptance: missing name provenance -> the job fails, naming the node', () => {
     const result = plan({
       events: [event('e1', T1)],
-      nodes: [proposedNode({ ref: 'x', name: 'Project X', sourceEventIds: ['e1'], nameSourceEventIds: [] })],
+      nodes: [
+        proposedNode({
+          ref: 'x',
+          name: 'Project X',
+          sourceEventIds: ['e1'],
+          nameSourceEventIds: [],
+        }),
+      ],
     });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toMatch(/"Project X".*name provenance/);
@@ -58,7 +65,10 @@ describe('source validity (MM-GRF-4)', () => {
       nodes: [proposedNode({ ref: 'x', name: 'X', sourceEventIds: ['e1'] })],
       edges: [proposedEdge('x', 'uses', 'x', ['e2'])],
     });
-    expect(viaEdge).toEqual({ ok: false, error: expect.stringMatching(/e2 cited by edge x -uses-> x/) });
+    expect(viaEdge).toEqual({
+      ok: false,
+      error: expect.stringMatching(/e2 cited by edge x -uses-> x/),
+    });
   });
 
   it('acceptance: a dropped alias -> the job completes with a warning', () => {
@@ -82,7 +92,9 @@ describe('source validity (MM-GRF-4)', () => {
     expect(create?.node.tags).toEqual([]);
     expect(result.warnings).toEqual([
       expect.stringMatching(/alias "PX" .*dropped: no valid provenance/),
-      expect.stringMatching(/tag "build" .*dropped: no valid provenance \(e7 is not in the batch\)/),
+      expect.stringMatching(
+        /tag "build" .*dropped: no valid provenance \(e7 is not in the batch\)/,
+      ),
     ]);
   });
 
@@ -125,7 +137,11 @@ describe('cut limits (MM-GRF-5)', () => {
           confidence: 3,
           facts: [
             { key: 'k'.repeat(200), value: 'v'.repeat(1300), sourceEventIds: ['e1'] },
-            { key: 'list', value: Array.from({ length: 45 }, (_, i) => `i${i}`), sourceEventIds: ['e1'] },
+            {
+              key: 'list',
+              value: Array.from({ length: 45 }, (_, i) => `i${i}`),
+              sourceEventIds: ['e1'],
+            },
           ],
         }),
         proposedNode({ ref: 'b', name: 'B', sourceEventIds: ['e1'] }),

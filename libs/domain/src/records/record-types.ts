@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MemoryEventCard } from '../events/memory-event.ts';
+import { GraphOperationSchema } from './graph-record.ts';
 
 const Role = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -74,7 +75,7 @@ export const BlockSummarized = z.object({
   }),
 });
 
-export const DerivationJob = z.enum(['summary', 'extraction']);
+export const DerivationJob = z.enum(['summary', 'extraction', 'graph']);
 export type DerivationJob = z.infer<typeof DerivationJob>;
 
 export const DerivationFailed = z.object({
@@ -111,6 +112,20 @@ export const MemoryEventsExtracted = z.object({
   }),
 });
 
+/** The graph operations planned for one block's events (MM-GRF), recorded so replay never re-plans. */
+export const GraphProjected = z.object({
+  type: z.literal('GraphProjected'),
+  data: z.object({
+    blockId: z.string().min(1),
+    attempt: z.number().int().positive(),
+    eventIds: z.array(z.string()),
+    operations: z.array(GraphOperationSchema),
+    warnings: z.array(z.string()),
+    eventNodeIds: z.record(z.string(), z.array(z.string())),
+    model: ModelProvenance,
+  }),
+});
+
 export const BlockExpanded = z.object({
   type: z.literal('BlockExpanded'),
   data: z.object({
@@ -139,6 +154,7 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   DerivationRetryRequested,
   ExtractionSkipped,
   MemoryEventsExtracted,
+  GraphProjected,
   BlockExpanded,
   SpaceConfigured,
 ]);
@@ -156,6 +172,7 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   DerivationRetryRequested: 1,
   ExtractionSkipped: 1,
   MemoryEventsExtracted: 1,
+  GraphProjected: 1,
   BlockExpanded: 1,
   SpaceConfigured: 1,
 };

@@ -3,7 +3,12 @@ import { containment, tokenize } from './tokenize.ts';
 
 describe('tokenize (MM-RET-1)', () => {
   it('lower-cases and NFKC-normalises English words', () => {
-    expect(tokenize('We switched to ＰＮＰＭ!')).toEqual(['word:we', 'word:switched', 'word:to', 'word:pnpm']);
+    expect(tokenize('We switched to ＰＮＰＭ!')).toEqual([
+      'word:we',
+      'word:switched',
+      'word:to',
+      'word:pnpm',
+    ]);
   });
   it('makes overlapping Han bigrams, and han1 for a lone character', () => {
     expect(tokenize('李明')).toEqual(['han2:李明']);

@@ -76,6 +76,7 @@ export function evolveSpaceWriter(
     case 'DerivationRetryRequested':
     case 'ExtractionSkipped':
     case 'MemoryEventsExtracted':
+    case 'GraphProjected':
     case 'BlockExpanded':
       return state;
     default: {

@@ -10,6 +10,7 @@ import {
   extractEventsOffline,
   OFFLINE_EXTRACT_PROMPT_VERSION,
 } from './extraction/extract-events.ts';
+import { OFFLINE_GRAPH_PROMPT_VERSION, proposeGraphOffline } from './graph/propose-graph.ts';
 
 export const OFFLINE_PROVIDER_NAME = 'offline-heuristic';
 /** Bump when the heuristic changes what it outputs, so re-consolidation can tell versions apart. */
@@ -52,6 +53,20 @@ export function createOfflineProvider(): ModelPort {
           output: extractEventsOffline(input),
           provider: OFFLINE_PROVIDER_NAME,
           promptVersion: OFFLINE_EXTRACT_PROMPT_VERSION,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    proposeGraph(input, options) {
+      if (options?.signal?.aborted) {
+        return Promise.reject(new ModelError('graph proposal aborted', 'aborted', true));
+      }
+      try {
+        return Promise.resolve({
+          output: proposeGraphOffline(input),
+          provider: OFFLINE_PROVIDER_NAME,
+          promptVersion: OFFLINE_GRAPH_PROMPT_VERSION,
         });
       } catch (error) {
         return Promise.reject(error);

@@ -85,7 +85,9 @@ describe('OpenAI-compatible provider: proposeGraph (MM-GRF)', () => {
     const error = await provider().proposeGraph!(GRAPH_INPUT).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(InvalidModelOutputError);
-    expect((error as Error).message).toMatch(/^invalid graph proposal: the answer is not valid JSON/u);
+    expect((error as Error).message).toMatch(
+      /^invalid graph proposal: the answer is not valid JSON/u,
+    );
     expect((error as Error).message).toContain('2 calls, prompt graph-projection@1');
     expect(server.requestCount).toBe(2);
   });

@@ -1,2 +1,3 @@
 export * from './migrate.ts';
 export * from './tables.ts';
+export * from './graph-rows.ts';

@@ -89,6 +89,60 @@ export interface BlockRow {
   extraction_next_retry_at: Date | null;
   extraction_last_error: string | null;
   event_count: number;
+  graph_status: 'none' | 'pending' | 'completed' | 'failed';
+  graph_attempts: number;
+  graph_cycle: number;
+  graph_next_retry_at: Date | null;
+  graph_last_error: string | null;
+  applied_position: number;
+}
+
+export interface GraphNodeRow {
+  tenant_id: string;
+  space_id: string;
+  node_id: string;
+  name: string;
+  normalised_name: string;
+  type: 'person' | 'project' | 'organization' | 'tool' | 'place';
+  aliases: { value: string; sourceEventIds: string[]; visible: boolean }[];
+  tags: { value: string; sourceEventIds: string[] }[];
+  status: 'active' | 'superseded' | 'disputed' | 'archived';
+  confidence: number;
+  source_event_ids: string[];
+  name_source_event_ids: string[];
+  created_position: number;
+  applied_position: number;
+}
+
+export interface GraphFactRow {
+  tenant_id: string;
+  space_id: string;
+  fact_id: string;
+  node_id: string;
+  key: string;
+  value: string | string[];
+  status: 'active' | 'superseded' | 'disputed' | 'archived';
+  confidence: number;
+  source_event_ids: string[];
+  valid_from: string | null;
+  valid_to: string | null;
+  superseded_by: string | null;
+  applied_position: number;
+}
+
+export interface GraphEdgeRow {
+  tenant_id: string;
+  space_id: string;
+  edge_id: string;
+  from_id: string;
+  to_id: string;
+  relation: string;
+  status: 'active' | 'superseded' | 'disputed' | 'archived';
+  confidence: number;
+  source_event_ids: string[];
+  valid_from: string | null;
+  valid_to: string | null;
+  superseded_by: string | null;
   applied_position: number;
 }
 
@@ -126,6 +180,7 @@ export interface MemoryEventRow {
   created_at: string;
   updated_at: string;
   record_position: number;
+  participant_node_ids: string[];
   applied_position: number;
 }
 
@@ -137,4 +192,7 @@ export interface ReadModelTables {
   messages: MessageRow;
   blocks: BlockRow;
   memory_events: MemoryEventRow;
+  graph_nodes: GraphNodeRow;
+  graph_facts: GraphFactRow;
+  graph_edges: GraphEdgeRow;
 }

@@ -11,15 +11,18 @@ import { isKnownTool, isTechShaped, leadingCapName, leadingToolToken } from './n
 
 /** Characters that end a company name when walking back from 公司 (grammar, measure words, adjectives). */
 const ORG_STOP = new Set(
-  Array.from('在的了是和与跟对从到向于去家间所个这那我你他她它们新老旧大小分子总本该贵为给被把于'),
+  Array.from('在的了是和与跟对从到向于去家间所个这那我你他她它们新老旧大小分子总本该贵为给被把'),
 );
 const ORG_MAX = 8;
+const NEAR = 40;
 
 /** The name ending right before `end`: a Latin token ("B", "Alpha") or 2–8 Han characters. */
 function nameBefore(text: string, end: number): { name: string; start: number } | undefined {
-  const latin = /([A-Za-z0-9][A-Za-z0-9&.-]*)\s?$/u.exec(text.slice(0, end));
-  if (latin?.[1]) return { name: latin[1], start: latin.index };
-  const chars = Array.from(text.slice(0, end));
+  // A name is short: looking at the last few characters keeps long clauses linear.
+  const from = Math.max(0, end - NEAR);
+  const latin = /([A-Za-z0-9][A-Za-z0-9&.-]*)\s?$/u.exec(text.slice(from, end));
+  if (latin?.[1]) return { name: latin[1], start: from + latin.index };
+  const chars = Array.from(text.slice(from, end));
   let taken = 0;
   while (taken < chars.length && taken < ORG_MAX) {
     const ch = chars[chars.length - 1 - taken] ?? '';
@@ -40,10 +43,12 @@ function organizations(clause: string, out: Finding[]): void {
     if (!found) continue;
     const name = `${found.name}公司`;
     const before = clause.slice(0, found.start);
-    const cue = WORK_BEFORE.exec(before);
+    const cue = WORK_BEFORE.exec(before.slice(-NEAR));
     const after = clause.slice(m.index + 2);
     const working = cue && (cue[1] !== '在' || WORK_AFTER.test(after));
-    const leadIn = cue ? before.slice(0, cue.index) : '';
+    const leadIn = cue
+      ? before.slice(0, before.length - Math.min(before.length, NEAR) + cue.index)
+      : '';
     if (working && !isHedged(leadIn)) {
       out.push({ kind: 'link', relation: 'works_at', subject: subjectOf(leadIn), name });
     } else out.push({ kind: 'entity', type: 'organization', name });
@@ -58,10 +63,11 @@ function tools(clause: string, out: Finding[]): void {
     const tool = leadingToolToken(clause.slice(m.index + m[0].length));
     if (!tool || tool.length < 2 || ENGLISH_STOP_WORDS.has(tool.toLowerCase())) continue;
     let leadIn = clause.slice(0, m.index);
-    const old = OLD_TOOL.exec(leadIn);
+    const near = Math.max(0, leadIn.length - NEAR);
+    const old = OLD_TOOL.exec(leadIn.slice(near));
     if (old?.[1]) {
       out.push({ kind: 'entity', type: 'tool', name: old[1] });
-      leadIn = leadIn.slice(0, old.index);
+      leadIn = leadIn.slice(0, near + old.index);
     }
     if (isHedged(leadIn)) out.push({ kind: 'entity', type: 'tool', name: tool });
     else out.push({ kind: 'link', relation: 'uses', subject: subjectOf(leadIn), name: tool });

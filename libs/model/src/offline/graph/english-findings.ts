@@ -1,5 +1,4 @@
-import { ENGLISH_STOP_WORDS } from '../stop-words.ts';
-import { isHedged, NOT_A_PROJECT_NAME, subjectOf, type Finding } from './findings.ts';
+import { isHedged, isProjectName, subjectOf, type Finding } from './findings.ts';
 import {
   CAP_NAME,
   isKnownTool,
@@ -9,7 +8,6 @@ import {
   leadingToolToken,
   PROJECT_TOKEN,
 } from './names.ts';
-import { stateFindings } from './state-cues.ts';
 
 /**
  * English cue words → findings. Every name is copied from the clause right after (or before)
@@ -82,10 +80,7 @@ function replacement(hit: CueHit, out: Finding[]): void {
 function projects(clause: string, out: Finding[]): void {
   for (const m of clause.matchAll(PROJECT_NAMED)) {
     const name = m[1] ?? m[2] ?? '';
-    const lower = name.toLowerCase();
-    if (name !== '' && !NOT_A_PROJECT_NAME.has(lower) && !ENGLISH_STOP_WORDS.has(lower)) {
-      out.push({ kind: 'entity', type: 'project', name });
-    }
+    if (name !== '' && isProjectName(name)) out.push({ kind: 'entity', type: 'project', name });
   }
 }
 
@@ -99,7 +94,8 @@ export function englishFindings(clause: string): Finding[] {
     const org = leadingCapName(hit.rest);
     if (!org) continue;
     if (isHedged(hit.leadIn)) out.push({ kind: 'entity', type: 'organization', name: org });
-    else out.push({ kind: 'link', relation: 'works_at', subject: subjectOf(hit.leadIn), name: org });
+    else
+      out.push({ kind: 'link', relation: 'works_at', subject: subjectOf(hit.leadIn), name: org });
   }
   for (const hit of [...cueHits(clause, PAST_WORK), ...cueHits(clause, COMPANY)]) {
     const org = leadingCapName(hit.rest);
@@ -112,12 +108,12 @@ export function englishFindings(clause: string): Finding[] {
     const place = placeAfter(hit.rest);
     if (!place) continue;
     if (isHedged(hit.leadIn)) out.push({ kind: 'entity', type: 'place', name: place });
-    else out.push({ kind: 'link', relation: 'lives_in', subject: subjectOf(hit.leadIn), name: place });
+    else
+      out.push({ kind: 'link', relation: 'lives_in', subject: subjectOf(hit.leadIn), name: place });
   }
   for (const hit of cueHits(clause, PLACE)) {
     const place = placeAfter(hit.rest);
     if (place) out.push({ kind: 'entity', type: 'place', name: place });
   }
-  out.push(...stateFindings(clause));
   return out;
 }

@@ -1,4 +1,5 @@
 import type { NodeType } from '../../graph.schema.ts';
+import { ENGLISH_STOP_WORDS } from '../stop-words.ts';
 import { PROJECT_TOKEN } from './names.ts';
 
 /**
@@ -45,8 +46,14 @@ const HEDGE_ZH =
 /** Case-sensitive so that the month ("In May we switched…") is not a hedge. */
 const HEDGE_MAY = /\bmay\b/u;
 
+/**
+ * Only the words closest to a cue decide its subject and whether it is hedged; the cap also
+ * keeps a long run-on clause with many cues linear.
+ */
+const LEAD_IN_MAX = 120;
+
 export function isHedged(leadIn: string): boolean {
-  const text = leadIn.replace(/[’‘]/gu, "'");
+  const text = leadIn.slice(-LEAD_IN_MAX).replace(/[’‘]/gu, "'");
   return HEDGE_EN.test(text) || HEDGE_MAY.test(text) || HEDGE_ZH.test(text);
 }
 
@@ -63,29 +70,33 @@ const PROJECT_ZH = /(?:项目\s*([A-Za-z][\w-]*)|([A-Za-z][\w-]*)\s*项目)$/u;
 
 /** The subject of a cue: the words right before it, with adverbs and auxiliaries removed. */
 export function subjectOf(leadIn: string): Subject {
-  let text = leadIn.trim();
-  for (let before = ''; before !== text; ) {
+  let text = leadIn.slice(-LEAD_IN_MAX).trim();
+  for (let before = ''; before !== text;) {
     before = text;
     text = text.replace(TRAILING_FILLER_EN, '').replace(TRAILING_FILLER_ZH, '').trim();
   }
   if (text === '') return { kind: 'none' };
+  // Before the project patterns: "This project" is the event's project, not one named "This".
+  if (GROUP_EN.test(text) || GROUP_ZH.test(text)) return { kind: 'group' };
+  if (SELF_EN.test(text) || text.endsWith('我')) return { kind: 'self' };
   const project =
     PROJECT_BEFORE.exec(text)?.[1] ??
     PROJECT_AFTER.exec(text)?.[1] ??
     PROJECT_ZH.exec(text)?.slice(1).find(Boolean);
-  if (project && !NOT_A_PROJECT_NAME.has(project.toLowerCase())) {
-    return { kind: 'project', name: project };
-  }
-  if (GROUP_EN.test(text) || GROUP_ZH.test(text)) return { kind: 'group' };
-  if (SELF_EN.test(text) || text.endsWith('我')) return { kind: 'self' };
+  if (project && isProjectName(project)) return { kind: 'project', name: project };
   return { kind: 'tail', text };
 }
 
-/** Words that follow "project" as a noun, not a name ("Project Manager", "project plan"). */
-export const NOT_A_PROJECT_NAME = new Set(
+/** Words around "project" that are not its name ("Project Manager", "This project"). */
+const NOT_A_PROJECT_NAME = new Set(
   `manager managers management lead leader leads plan plans planning team teams meeting meetings
   board owner owners scope status timeline deadline budget proposal goal goals update updates
   review kickoff name names files folder root page`
     .trim()
     .split(/\s+/u),
 );
+
+export function isProjectName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return !NOT_A_PROJECT_NAME.has(lower) && !ENGLISH_STOP_WORDS.has(lower);
+}

@@ -6,9 +6,13 @@ import { hasHan } from '../words.ts';
  * copied from event text; these helpers decide which copied words look like which kind of name.
  */
 
-/** MM-GRF-6: case-folded, with spaces, `_` and `-` removed. */
+/** MM-GRF-6: case-folded, with spaces, `_` and `-` removed (as the consolidator folds names). */
 export function normaliseName(name: string): string {
-  return name.toLowerCase().replace(/[\s_-]+/gu, '');
+  return name
+    .normalize('NFKC')
+    .toLocaleLowerCase('und')
+    .normalize('NFKC')
+    .replace(/[\s_-]+/gu, '');
 }
 
 /** Project names drop a "project"/"项目" prefix or suffix so "Project X", "X" and "x" match. */

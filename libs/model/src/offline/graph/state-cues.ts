@@ -14,7 +14,10 @@ function pending(participle: string, noun: string): RegExp {
 
 const STATES: readonly (readonly [RegExp, string])[] = [
   [pending('verified', 'verification'), 'pending verification'],
-  [/待验证|有待验证|尚未验证|还没(?:有)?验证|还(?:需要|需|要|得)(?:再)?验证|仍需验证/gu, 'pending verification'],
+  [
+    /待验证|有待验证|尚未验证|还没(?:有)?验证|还(?:需要|需|要|得)(?:再)?验证|仍需验证/gu,
+    'pending verification',
+  ],
   [pending('reviewed', 'review'), 'pending review'],
   [/待审核|待评审|尚未审核|还(?:需要|需|要|得)审核/gu, 'pending review'],
   [pending('approved', 'approval'), 'pending approval'],

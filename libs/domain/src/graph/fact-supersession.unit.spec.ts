@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { event, opsOf, planOk, proposedEdge, proposedNode } from './graph.fixtures.ts';
-import type { GraphEdge, GraphFact, GraphNode, GraphSnapshot, ProposedFactLike } from './graph-types.ts';
+import { event, opsOf, planOk, proposedNode } from './graph.fixtures.ts';
+import type { GraphFact, GraphNode, GraphSnapshot, ProposedFactLike } from './graph-types.ts';
 
 const T0 = '2024-04-20T09:00:00.000Z';
 const T1 = '2024-05-01T09:00:00.000Z';
@@ -17,7 +17,6 @@ const nodeX: GraphNode = {
   sourceEventIds: ['e0'],
   nameSourceEventIds: ['e0'],
 };
-const toolNode = (id: string, name: string): GraphNode => ({ ...nodeX, id, name, type: 'tool' });
 
 function fact(fields: Partial<GraphFact> & Pick<GraphFact, 'id' | 'key' | 'value'>): GraphFact {
   return {
@@ -93,12 +92,18 @@ describe('facts (MM-GRF-7)', () => {
   it('re-asserts an identical fact whose known sources are no longer active', () => {
     // Otherwise the value would stay invisible: current needs an active source (MM-GRF-8).
     const result = planOk({
-      snapshot: withFacts(fact({ id: 'gfact_old', key: 'company', value: 'B公司', sourceEventIds: ['e1'] })),
+      snapshot: withFacts(
+        fact({ id: 'gfact_old', key: 'company', value: 'B公司', sourceEventIds: ['e1'] }),
+      ),
       events: [event('e1', T1, 'superseded'), event('e2', T2)],
       batch: ['e2'],
       nodes: [xWith([{ key: 'company', value: 'B公司', sourceEventIds: ['e2'] }])],
     });
-    expect(result.operations.map((op) => op.op)).toEqual(['node.update', 'fact.add', 'fact.supersede']);
+    expect(result.operations.map((op) => op.op)).toEqual([
+      'node.update',
+      'fact.add',
+      'fact.supersede',
+    ]);
   });
 
   it('a conflicting claim below confidence 0.5 marks the current fact disputed instead', () => {
@@ -106,12 +111,16 @@ describe('facts (MM-GRF-7)', () => {
     const weak = planOk({
       snapshot,
       events: [event('e2', T2)],
-      nodes: [xWith([{ key: 'company', value: 'B公司', sourceEventIds: ['e2'], confidence: 0.49 }])],
+      nodes: [
+        xWith([{ key: 'company', value: 'B公司', sourceEventIds: ['e2'], confidence: 0.49 }]),
+      ],
     });
     expect(weak.operations.filter((op) => op.op.startsWith('fact.'))).toEqual([
       { op: 'fact.dispute', factId: 'gfact_old' },
     ]);
-    expect(weak.warnings).toEqual([expect.stringMatching(/confidence 0.49: current value disputed/)]);
+    expect(weak.warnings).toEqual([
+      expect.stringMatching(/confidence 0.49: current value disputed/),
+    ]);
     const firm = planOk({
       snapshot,
       events: [event('e2', T2)],
@@ -127,7 +136,10 @@ describe('facts (MM-GRF-7)', () => {
       nodes: [xWith([{ key: 'company', value: 'A公司', sourceEventIds: ['e1'] }], ['e1'])],
     });
     expect(result.operations.filter((op) => op.op.startsWith('fact.'))).toEqual([
-      { op: 'fact.add', fact: expect.objectContaining({ id: 'gfact_1', value: 'A公司', validFrom: T1 }) },
+      {
+        op: 'fact.add',
+        fact: expect.objectContaining({ id: 'gfact_1', value: 'A公司', validFrom: T1 }),
+      },
       { op: 'fact.supersede', factId: 'gfact_1', validTo: T2, supersededBy: 'gfact_new' },
     ]);
     expect(result.warnings).toEqual([]);
@@ -148,77 +160,15 @@ describe('facts (MM-GRF-7)', () => {
       ],
     });
     expect(result.operations.filter((op) => op.op.startsWith('fact.'))).toEqual([
-      { op: 'fact.add', fact: expect.objectContaining({ id: 'gfact_1', key: 'State', value: 'on npm' }) },
-      { op: 'fact.add', fact: expect.objectContaining({ id: 'gfact_2', key: 'state', value: 'migrating to pnpm' }) },
+      {
+        op: 'fact.add',
+        fact: expect.objectContaining({ id: 'gfact_1', key: 'State', value: 'on npm' }),
+      },
+      {
+        op: 'fact.add',
+        fact: expect.objectContaining({ id: 'gfact_2', key: 'state', value: 'migrating to pnpm' }),
+      },
       { op: 'fact.supersede', factId: 'gfact_1', validTo: T2, supersededBy: 'gfact_2' },
     ]);
-  });
-});
-
-describe('edges (MM-GRF-7)', () => {
-  const snapshot: GraphSnapshot = {
-    nodes: [nodeX, toolNode('node_npm', 'npm'), toolNode('node_pnpm', 'pnpm')],
-    facts: [],
-    edges: [
-      {
-        id: 'edge_old',
-        fromId: 'node_x',
-        toId: 'node_npm',
-        relation: 'uses',
-        status: 'active',
-        confidence: 0.8,
-        sourceEventIds: ['e0'],
-        validFrom: T1,
-        validTo: null,
-      } satisfies GraphEdge,
-    ],
-  };
-
-  it('a new edge with the same from-node and relation but another target supersedes the old one', () => {
-    const result = planOk({
-      snapshot,
-      events: [event('e2', T2)],
-      edges: [proposedEdge('node_x', 'uses', 'node_pnpm', ['e2'])],
-    });
-    expect(result.operations).toEqual([
-      {
-        op: 'edge.add',
-        edge: {
-          id: 'edge_1',
-          fromId: 'node_x',
-          toId: 'node_pnpm',
-          relation: 'uses',
-          status: 'active',
-          confidence: 0.8,
-          sourceEventIds: ['e2'],
-          validFrom: T2,
-          validTo: null,
-        },
-      },
-      { op: 'edge.supersede', edgeId: 'edge_old', validTo: T2, supersededBy: 'edge_1' },
-    ]);
-    expect(result.eventNodeIds).toEqual({ e2: ['node_pnpm', 'node_x'] });
-  });
-
-  it('leaves the edge alone for the same target or another relation', () => {
-    const result = planOk({
-      snapshot,
-      events: [event('e2', T2)],
-      edges: [
-        proposedEdge('node_x', 'uses', 'node_npm', ['e2']),
-        proposedEdge('node_x', 'depends on', 'node_pnpm', ['e2']),
-      ],
-    });
-    expect(result.operations.map((op) => op.op)).toEqual(['edge.add']);
-  });
-
-  it('drops an edge whose endpoint does not resolve, with a warning', () => {
-    const result = planOk({
-      snapshot,
-      events: [event('e2', T2)],
-      edges: [proposedEdge('node_x', 'uses', 'yarn', ['e2'])],
-    });
-    expect(result.operations).toEqual([]);
-    expect(result.warnings).toEqual([expect.stringMatching(/-uses-> yarn dropped: an endpoint/)]);
   });
 });
