@@ -137,6 +137,13 @@ export function queryRoutes(ctx: QueryContext) {
           summaryNextRetryAt: block.summary_next_retry_at?.toISOString() ?? null,
           summaryLastError: block.summary_last_error,
           extractionStatus: block.extraction_status,
+          extractionAttempts: block.extraction_attempts,
+          extractionNextRetryAt: block.extraction_next_retry_at?.toISOString() ?? null,
+          extractionLastError: block.extraction_last_error,
+          eventCount: block.event_count,
+          graphStatus: block.graph_status,
+          graphAttempts: block.graph_attempts,
+          graphLastError: block.graph_last_error,
         };
         const requested = request.query.level ? parseLevel(request.query.level) : null;
         if (block.status !== 'ready') {
