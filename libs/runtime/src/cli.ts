@@ -5,6 +5,7 @@ import { coreProjection, readCheckpoint } from '@stratagate/projector';
 import { openDatabase } from '@stratagate/store';
 import { loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
+import { requestReconsolidation } from './reconsolidate.ts';
 
 type Flags = {
   role?: string;
@@ -103,6 +104,46 @@ withStoreOptions(
   await log.close();
   await database.close();
 });
+
+withStoreOptions(
+  program
+    .command('reconsolidate')
+    .description(
+      'extract a space (or a block range) again with the current extractor; appends records',
+    )
+    .requiredOption('--tenant <id>', 'tenant of the space')
+    .requiredOption('--space <id>', 'memory space')
+    .option('--from-sequence <n>', 'first block sequence')
+    .option('--to-sequence <n>', 'last block sequence')
+    .option('--reason <text>', 'why (recorded)', 'operator re-consolidation'),
+).action(
+  async (
+    flags: Flags & {
+      tenant: string;
+      space: string;
+      fromSequence?: string;
+      toSequence?: string;
+      reason: string;
+    },
+  ) => {
+    const config = configFrom(flags);
+    const { database, log } = await openStores(config);
+    const n = await requestReconsolidation({
+      db: database.db,
+      log,
+      schema: config.STRATAGATE_READ_MODEL_SCHEMA,
+      space: { tenantId: flags.tenant, spaceId: flags.space },
+      fromSequence: flags.fromSequence === undefined ? undefined : Number(flags.fromSequence),
+      toSequence: flags.toSequence === undefined ? undefined : Number(flags.toSequence),
+      reason: flags.reason,
+      onProgress: (done, total) => process.stderr.write(`\rrequested ${done}/${total} blocks`),
+    });
+    process.stderr.write('\n');
+    console.log(`re-consolidation requested for ${n} blocks; running consolidators pick them up`);
+    await log.close();
+    await database.close();
+  },
+);
 
 const projections = program.command('projections').description('projection state');
 withStoreOptions(projections.command('status')).action(async (flags: Flags) => {

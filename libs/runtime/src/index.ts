@@ -1,2 +1,3 @@
 export * from './config.ts';
 export * from './node.ts';
+export * from './reconsolidate.ts';

@@ -270,3 +270,20 @@ export async function onBlockExpanded(rm: Rm, rec: RecordOf<'BlockExpanded'>, me
     last_lifted_by: rec.data.source,
   });
 }
+
+/** MM-EVT-20: an operator re-extraction; the block stays ready while it runs again. */
+export async function onReconsolidationRequested(
+  rm: Rm,
+  rec: RecordOf<'ReconsolidationRequested'>,
+  meta: Meta,
+) {
+  const b = await unappliedBlock(rm, meta, rec.data.blockId);
+  if (!b || b.summary_status !== 'succeeded' || b.extraction_status === 'pending') return;
+  await updateBlock(rm, meta, b.block_id, {
+    extraction_status: 'pending',
+    extraction_attempts: 0,
+    extraction_cycle: b.extraction_cycle + 1,
+    extraction_next_retry_at: null,
+    extraction_last_error: null,
+  });
+}

@@ -17,6 +17,7 @@ import {
   onDerivationFailed,
   onDerivationRetryRequested,
   onExtractionSkipped,
+  onReconsolidationRequested,
 } from './blocks.projection.ts';
 
 /** Spaces, threads, turns, messages, blocks (L3–L5, L0–L2, job state, decay anchors). */
@@ -60,6 +61,9 @@ export const coreProjection: Projection = {
           break;
         case 'MemoryEventsExtracted':
           await onMemoryEventsExtracted(rm, record, meta);
+          break;
+        case 'ReconsolidationRequested':
+          await onReconsolidationRequested(rm, record, meta);
           break;
         case 'GraphProjected':
           await onGraphProjected(rm, record, meta);

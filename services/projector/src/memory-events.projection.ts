@@ -21,6 +21,22 @@ export async function onMemoryEventsExtracted(
   if (!b || b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
   const { tenantId, spaceId } = meta.metadata;
   const events = rec.data.events;
+  if (b.extraction_cycle > 0) {
+    // A re-extraction replaces the block's earlier events: archived, never deleted (MM-EVT-19).
+    await rm
+      .updateTable('memory_events')
+      .set({
+        status: 'archived',
+        updated_at: meta.metadata.occurredAt,
+        applied_position: meta.position,
+      })
+      .where('tenant_id', '=', tenantId)
+      .where('space_id', '=', spaceId)
+      .where('source_block_id', '=', b.block_id)
+      .where('status', 'in', ['active', 'superseded'])
+      .where('applied_position', '<', meta.position)
+      .execute();
+  }
   if (events.length > 0) {
     await rm
       .insertInto('memory_events')

@@ -95,6 +95,20 @@ export const DerivationRetryRequested = z.object({
   data: z.object({ blockId: z.string().min(1), job: DerivationJob }),
 });
 
+/**
+ * An operator asked to derive a block again with the current prompt/extractor version
+ * (MM-EVT-20). New records are appended; the block's earlier events are archived when the new
+ * extraction lands, and stay in the log.
+ */
+export const ReconsolidationRequested = z.object({
+  type: z.literal('ReconsolidationRequested'),
+  data: z.object({
+    blockId: z.string().min(1),
+    job: z.literal('extraction'),
+    reason: z.string().max(500),
+  }),
+});
+
 /** Extraction did not run for this block; the block may turn ready on its summary alone. */
 export const ExtractionSkipped = z.object({
   type: z.literal('ExtractionSkipped'),
@@ -152,6 +166,7 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   BlockSummarized,
   DerivationFailed,
   DerivationRetryRequested,
+  ReconsolidationRequested,
   ExtractionSkipped,
   MemoryEventsExtracted,
   GraphProjected,
@@ -170,6 +185,7 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   BlockSummarized: 1,
   DerivationFailed: 1,
   DerivationRetryRequested: 1,
+  ReconsolidationRequested: 1,
   ExtractionSkipped: 1,
   MemoryEventsExtracted: 1,
   GraphProjected: 1,

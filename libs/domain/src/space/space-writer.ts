@@ -74,6 +74,7 @@ export function evolveSpaceWriter(
     case 'BlockSummarized':
     case 'DerivationFailed':
     case 'DerivationRetryRequested':
+    case 'ReconsolidationRequested':
     case 'ExtractionSkipped':
     case 'MemoryEventsExtracted':
     case 'GraphProjected':
