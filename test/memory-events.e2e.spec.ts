@@ -262,6 +262,7 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
     expect(x.currentEdges[0].citedEventIds).toEqual([e2.id]);
     expect(x.historicalEdges[0].citedEventIds).toEqual([e1.id]);
     const detail = await t.request('GET', `/v1/spaces/x/graph/nodes/${x.id}`);
+    expect(detail.body.nodeNames[detail.body.currentEdges[0].toId]).toBe('pnpm');
     const provenance = detail.body.provenance as { eventId: string; sourceMessageIds: string[] }[];
     expect(provenance.map((p) => p.eventId)).toContain(e2.id);
     const messages = provenance.find((p) => p.eventId === e2.id)!.sourceMessageIds;

@@ -5,20 +5,8 @@ import { z } from 'zod';
  * admits (MM-EVT-17) and records the admitted events. Limits here are "cut" limits (MM-GEN-4):
  * over-long text is shortened, never a reason to fail a job; wrong types fail validation.
  */
-export const EVENT_TYPES = [
-  'decision',
-  'release',
-  'task_completed',
-  'plan',
-  'change',
-  'cancellation',
-  'incident',
-  'meeting',
-  'collaboration',
-  'migration',
-  'other',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+// One list of event types for the whole system (MM-EVT-6); the domain owns it.
+export { EVENT_TYPES, type EventType } from '@stratagate/domain';
 
 export const SCOPES = ['user', 'project', 'session'] as const;
 export const CRITICALITIES = ['routine', 'preference', 'identity', 'safety'] as const;

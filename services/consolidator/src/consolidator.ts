@@ -79,12 +79,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
             blockId: block.block_id,
             attempt,
             ...output,
-            model: {
-              provider: result.provider,
-              ...(result.model ? { model: result.model } : {}),
-              promptVersion: result.promptVersion,
-              ...(result.usage ? { usage: result.usage } : {}),
-            },
+            model: provenance(result),
           },
         },
       ];
@@ -104,6 +99,20 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     }
     await append(space, block, key, records);
     awaitingProjection.set(block.block_id, key);
+  }
+
+  function provenance(result: {
+    provider: string;
+    model?: string;
+    promptVersion: string;
+    usage?: { inputTokens: number; outputTokens: number };
+  }) {
+    return {
+      provider: result.provider,
+      ...(result.model ? { model: result.model } : {}),
+      promptVersion: result.promptVersion,
+      ...(result.usage ? { usage: result.usage } : {}),
+    };
   }
 
   function failure(
@@ -210,12 +219,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
           blockId: block.block_id,
           attempt,
           events,
-          model: {
-            provider: result.provider,
-            ...(result.model ? { model: result.model } : {}),
-            promptVersion: result.promptVersion,
-            ...(result.usage ? { usage: result.usage } : {}),
-          },
+          model: provenance(result),
         },
       };
     } catch (error) {
@@ -258,12 +262,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
           operations: plan.operations,
           warnings: plan.warnings,
           eventNodeIds: plan.eventNodeIds,
-          model: {
-            provider: result.provider,
-            ...(result.model ? { model: result.model } : {}),
-            promptVersion: result.promptVersion,
-            ...(result.usage ? { usage: result.usage } : {}),
-          },
+          model: provenance(result),
         },
       };
     } catch (error) {

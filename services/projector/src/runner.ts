@@ -12,7 +12,7 @@ export interface ProjectorOptions {
   batchSize?: number;
   /** Poll interval when idle; in-process appends wake the loop. */
   idleMs?: number;
-  /** Delay after a wake-up so bursts are applied in larger batches (default 5 ms). */
+  /** Delay after a wake-up so bursts are applied in larger batches (default 20 ms). */
   coalesceMs?: number;
   onError?: (error: unknown) => void;
 }
@@ -90,7 +90,7 @@ export function createProjector(options: ProjectorOptions): Projector {
     log,
     work: catchUp,
     idleMs,
-    coalesceMs: options.coalesceMs ?? 5,
+    coalesceMs: options.coalesceMs ?? 20,
     onError: options.onError,
   });
   return {

@@ -60,7 +60,19 @@ async function effectiveNodes(db: Kysely<ReadModelTables>, space: SpaceRef, node
           .execute();
   const info = events.map((e) => ({ id: e.event_id, status: e.status, sourceTime: sourceTime(e) }));
   const byEvent = new Map(events.map((e) => [e.event_id, e]));
-  const names = new Map(nodes.map((n) => [n.node_id, n.name]));
+  // Names of every edge endpoint, so a client can show "X –uses→ pnpm" without another call.
+  const endpointIds = [...new Set(edges.flatMap((e) => [e.from_id, e.to_id]))];
+  const endpoints =
+    endpointIds.length === 0
+      ? []
+      : await db
+          .selectFrom('graph_nodes')
+          .select(['node_id', 'name'])
+          .where('tenant_id', '=', space.tenantId)
+          .where('space_id', '=', space.spaceId)
+          .where('node_id', 'in', endpointIds)
+          .execute();
+  const names = new Map(endpoints.map((n) => [n.node_id, n.name]));
   return nodes.flatMap((n) => {
     const view = effectiveNode(
       toNode(n),
