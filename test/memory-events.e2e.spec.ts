@@ -265,7 +265,12 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
     expect(detail.body.nodeNames[detail.body.currentEdges[0].toId]).toBe('pnpm');
     const provenance = detail.body.provenance as { eventId: string; sourceMessageIds: string[] }[];
     expect(provenance.map((p) => p.eventId)).toContain(e2.id);
-    const messages = provenance.find((p) => p.eventId === e2.id)!.sourceMessageIds;
+    const e2Provenance = provenance.find((p) => p.eventId === e2.id) as unknown as {
+      sourceMessageIds: string[];
+      sources: { content: string }[];
+    };
+    expect(e2Provenance.sources[0]!.content).toContain('We switched to pnpm');
+    const messages = e2Provenance.sourceMessageIds;
     const source = await t.request('GET', `/v1/spaces/x/memory-events/${e2.id}`);
     expect(source.body.sources.map((m: { messageId: string }) => m.messageId)).toEqual(messages);
   });

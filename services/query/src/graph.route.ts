@@ -4,6 +4,7 @@ import { effectiveNode, type SpaceRef } from '@stratagate/domain';
 import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
 import { toEdge, toFact, toNode, type GraphNodeRow, type ReadModelTables } from '@stratagate/store';
 import type { QueryContext } from './blocks.route.ts';
+import { sourceMessages } from './memory-events.route.ts';
 import { getSpace, rm } from './read-model.queries.ts';
 
 const sourceTime = (e: {
@@ -153,7 +154,14 @@ export function graphRoutes(ctx: QueryContext) {
           .executeTakeFirst();
         const [view] = row ? await effectiveNodes(db, space, [row]) : [];
         if (!view) throw notFound('graph_node', request.params.nodeId);
-        return view;
+        // Provenance all the way down: each cited event with the messages it came from.
+        const provenance = await Promise.all(
+          view.provenance.map(async (p) => ({
+            ...p,
+            sources: await sourceMessages(db, space, p.sourceMessageIds),
+          })),
+        );
+        return { ...view, provenance };
       },
     );
   };

@@ -54,7 +54,7 @@ export function eventCard(row: MemoryEventRow, currentTurn: number) {
   };
 }
 
-async function sourceMessages(db: Kysely<ReadModelTables>, space: SpaceRef, ids: string[]) {
+export async function sourceMessages(db: Kysely<ReadModelTables>, space: SpaceRef, ids: string[]) {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('messages')
