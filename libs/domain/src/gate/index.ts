@@ -1,0 +1,4 @@
+export * from './refs.ts';
+export * from './assessment.ts';
+export * from './adoption.ts';
+export * from './receipt.ts';
