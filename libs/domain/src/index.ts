@@ -4,3 +4,4 @@ export * from './blocks/index.ts';
 export * from './events/index.ts';
 export * from './retrieval/index.ts';
 export * from './graph/index.ts';
+export * from './gate/index.ts';

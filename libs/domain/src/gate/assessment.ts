@@ -17,8 +17,7 @@ export type NextStrategy = (typeof NEXT_STRATEGIES)[number];
 
 export const MAX_EVIDENCE_REFS = 8;
 export const ASSESSMENT_TEXT_LIMIT = 160;
-export const DEFAULT_MISSING =
-  'Direct evidence required to answer the question is still missing.';
+export const DEFAULT_MISSING = 'Direct evidence required to answer the question is still missing.';
 
 export type RefRejectionReason = 'invalid_ref' | 'duplicate' | 'not_in_batch' | 'limit_exceeded';
 

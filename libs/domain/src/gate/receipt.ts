@@ -26,7 +26,10 @@ export function validReceiptId(receiptId: unknown): receiptId is string {
 }
 
 function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : canonical(item)));
+  // JSON.stringify writes undefined array members as null; doing it here keeps that explicit.
+  if (Array.isArray(value)) {
+    return value.map((item) => (item === undefined ? null : canonical(item)));
+  }
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)

@@ -1,0 +1,116 @@
+import { tokenize } from './tokenize.ts';
+
+/**
+ * BM25 (MM-RET-2), the one formula shared by the in-memory ranker and any postings index:
+ *
+ *   score(q, d) = Σ_{t ∈ unique(q)} idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))
+ *   idf(t)      = ln(1 + (N − df + 0.5) / (df + 0.5))
+ *
+ * tf and |d| count tokens after field weighting (a field of weight w contributes its tokens
+ * floor(w) times, MM-RET-1), so an index stores `docTermFrequencies` per document and gets the
+ * same numbers. Query terms count once: repeating a word in a query should not double its say.
+ * This idf is always > 0, so a document scores > 0 exactly when it shares a query term.
+ */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+export interface WeightedField {
+  text: string;
+  weight: number;
+}
+
+export interface Bm25Doc {
+  id: string;
+  fields: readonly WeightedField[];
+}
+
+export interface Bm25Options {
+  k1?: number;
+  b?: number;
+}
+
+export interface RankedId {
+  id: string;
+  score: number;
+}
+
+export interface Bm25TermInput {
+  tf: number;
+  docLength: number;
+  avgDocLength: number;
+  df: number;
+  N: number;
+  k1: number;
+  b: number;
+}
+
+export function bm25Idf(N: number, df: number): number {
+  return Math.log(1 + (N - df + 0.5) / (df + 0.5));
+}
+
+/** One term's contribution; 0 when the term is absent from the document. */
+export function bm25Score(input: Bm25TermInput): number {
+  const { tf, docLength, avgDocLength, df, N, k1, b } = input;
+  if (tf <= 0) return 0;
+  // An all-empty corpus has avgdl 0; a document with tf > 0 cannot be empty, so 1 is only a guard.
+  const relativeLength = avgDocLength > 0 ? docLength / avgDocLength : 1;
+  return (bm25Idf(N, df) * (tf * (k1 + 1))) / (tf + k1 * (1 - b + b * relativeLength));
+}
+
+/** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */
+export function docTermFrequencies(fields: readonly WeightedField[]): {
+  terms: Map<string, number>;
+  length: number;
+} {
+  const terms = new Map<string, number>();
+  let length = 0;
+  for (const field of fields) {
+    const repeat = Number.isFinite(field.weight) ? Math.max(0, Math.floor(field.weight)) : 0;
+    if (repeat === 0) continue;
+    for (const token of tokenize(field.text)) {
+      terms.set(token, (terms.get(token) ?? 0) + repeat);
+      length += repeat;
+    }
+  }
+  return { terms, length };
+}
+
+/** Unique query terms in first-seen order. */
+export function queryTerms(query: string): string[] {
+  return [...new Set(tokenize(query))];
+}
+
+/** Ranks `docs` for `query`: scores > 0 only, best first, ties by id; no query term → []. */
+export function bm25Rank(
+  query: string,
+  docs: readonly Bm25Doc[],
+  options: Bm25Options = {},
+): RankedId[] {
+  const terms = queryTerms(query);
+  if (terms.length === 0 || docs.length === 0) return [];
+  const k1 = options.k1 ?? BM25_K1;
+  const b = options.b ?? BM25_B;
+  const indexed = docs.map((doc) => ({ id: doc.id, ...docTermFrequencies(doc.fields) }));
+  const N = indexed.length;
+  const avgDocLength = indexed.reduce((sum, d) => sum + d.length, 0) / N;
+  const df = new Map<string, number>();
+  for (const term of terms) {
+    df.set(term, indexed.filter((d) => d.terms.has(term)).length);
+  }
+  const ranked: RankedId[] = [];
+  for (const doc of indexed) {
+    let score = 0;
+    for (const term of terms) {
+      const tf = doc.terms.get(term) ?? 0;
+      const termDf = df.get(term) ?? 0;
+      score += bm25Score({ tf, docLength: doc.length, avgDocLength, df: termDf, N, k1, b });
+    }
+    if (score > 0) ranked.push({ id: doc.id, score });
+  }
+  return ranked.sort(byScoreThenId);
+}
+
+export function byScoreThenId(a: RankedId, b: RankedId): number {
+  if (a.score !== b.score) return b.score - a.score;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bm25Rank, bm25Score, docTermFrequencies, type Bm25Doc } from './bm25.ts';
+import { tokenize } from './tokenize.ts';
+
+const doc = (id: string, ...fields: [string, number][]): Bm25Doc => ({
+  id,
+  fields: fields.map(([text, weight]) => ({ text, weight })),
+});
+
+describe('docTermFrequencies (MM-RET-1 field weights)', () => {
+  it('repeats a field’s tokens floor(w) times and ignores weights below 1', () => {
+    const { terms, length } = docTermFrequencies([
+      { text: 'Apple pie', weight: 2.9 },
+      { text: 'apple', weight: 1 },
+      { text: 'ignored', weight: 0.5 },
+    ]);
+    expect(Object.fromEntries(terms)).toEqual({ 'word:apple': 3, 'word:pie': 2 });
+    expect(length).toBe(5);
+  });
+});
+
+describe('bm25Rank (MM-RET-2)', () => {
+  const docs = [
+    doc('d1', ['apple banana', 1]),
+    doc('d2', ['apple', 2], ['cherry', 1]),
+    doc('d3', ['cherry date', 1.9]),
+  ];
+
+  it('matches a hand-computed small example', () => {
+    // N = 3, lengths 2, 3, 2 → avgdl = 7/3; "apple" is in d1 (tf 1) and d2 (tf 2): df = 2.
+    const k1 = 1.2;
+    const b = 0.75;
+    const avgdl = 7 / 3;
+    const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
+    const d1 = (idf * (1 * (k1 + 1))) / (1 + k1 * (1 - b + (b * 2) / avgdl));
+    const d2 = (idf * (2 * (k1 + 1))) / (2 + k1 * (1 - b + (b * 3) / avgdl));
+    const ranked = bm25Rank('apple', docs);
+    expect(ranked.map((r) => r.id)).toEqual(['d2', 'd1']);
+    expect(ranked[0]?.score).toBeCloseTo(d2, 12);
+    expect(ranked[1]?.score).toBeCloseTo(d1, 12);
+  });
+
+  it('sums unique query terms; a repeated query word counts once', () => {
+    const one = bm25Rank('apple cherry', docs);
+    expect(bm25Rank('apple apple cherry', docs)).toEqual(one);
+    const d2 = one.find((r) => r.id === 'd2')?.score ?? 0;
+    const expected =
+      bm25Score({ tf: 2, docLength: 3, avgDocLength: 7 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 }) +
+      bm25Score({ tf: 1, docLength: 3, avgDocLength: 7 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 });
+    expect(d2).toBeCloseTo(expected, 12);
+  });
+
+  it('breaks ties by id', () => {
+    const tied = [doc('b', ['same words', 1]), doc('a', ['same words', 1]), doc('c', ['other', 1])];
+    expect(bm25Rank('same', tied).map((r) => r.id)).toEqual(['a', 'b']);
+  });
+
+  it('李明 is found', () => {
+    const zh = [
+      doc('m1', ['我们周五去学校演讲', 1]),
+      doc('m2', ['李明说他周五去学校演讲', 1]),
+      doc('m3', ['Li Ming is not written in Han here', 1]),
+    ];
+    expect(bm25Rank('李明', zh).map((r) => r.id)).toEqual(['m2']);
+  });
+
+  it('a non-matching query → []', () => {
+    expect(bm25Rank('zebra', docs)).toEqual([]);
+    expect(bm25Rank('   ', docs)).toEqual([]);
+  });
+
+  it('ranks the planted best hit first among 1,001 generated docs', () => {
+    const topics = ['lunch', 'weather', 'school', 'talk', 'budget', 'release', 'march'];
+    const corpus = Array.from({ length: 1001 }, (_, i) =>
+      doc(`t${String(i).padStart(4, '0')}`, [
+        `turn ${i} we chatted about ${topics[i % 7]} and ${topics[(i * 3) % 7]} again`,
+        1,
+      ]),
+    );
+    corpus[613] = doc('planted', ['the school talk is on 12 March in the main hall', 1]);
+    const ranked = bm25Rank('when is the school talk in March', corpus);
+    expect(ranked[0]?.id).toBe('planted');
+    expect(ranked.length).toBeGreaterThan(100);
+  });
+
+  it('never returns a doc that shares no query term', () => {
+    const word = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '李明', '学校', 'x');
+    const text = fc.array(word, { maxLength: 6 }).map((w) => w.join(' '));
+    const field = fc.record({ text, weight: fc.double({ min: 0, max: 4, noNaN: true }) });
+    const docsArb = fc.uniqueArray(
+      fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), fields: fc.array(field) }),
+      { selector: (d) => d.id, maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(text, docsArb, (query, corpus) => {
+        const q = new Set(tokenize(query));
+        for (const hit of bm25Rank(query, corpus)) {
+          const fields = corpus.find((d) => d.id === hit.id)?.fields ?? [];
+          const tokens = fields.filter((f) => f.weight >= 1).flatMap((f) => tokenize(f.text));
+          expect(hit.score).toBeGreaterThan(0);
+          expect(tokens.some((t) => q.has(t))).toBe(true);
+        }
+      }),
+    );
+  });
+});
