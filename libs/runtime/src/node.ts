@@ -15,7 +15,7 @@ import {
   readCheckpoint,
   type Projector,
 } from '@stratagate/projector';
-import { graphRoutes, memoryEventRoutes, queryRoutes } from '@stratagate/query';
+import { evidenceRoutes, graphRoutes, memoryEventRoutes, queryRoutes } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
 
@@ -113,8 +113,9 @@ export async function startNode(
     : null;
 
   const routes: ((app: TypedApp) => void)[] = [];
-  if (roles.has('ingest'))
-    routes.push(ingestRoutes({ log, writer: new SpaceWriterService(log), now }));
+  // One writer per process: ingest and the evidence gate share its per-space lock and state.
+  const writer = new SpaceWriterService(log);
+  if (roles.has('ingest')) routes.push(ingestRoutes({ log, writer, now }));
   if (roles.has('query')) {
     const queryContext = {
       db: database.db,
@@ -127,6 +128,7 @@ export async function startNode(
       queryRoutes(queryContext),
       memoryEventRoutes(queryContext),
       graphRoutes(queryContext),
+      evidenceRoutes({ ...queryContext, writer }),
     );
   }
   const http =

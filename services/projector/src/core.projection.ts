@@ -1,6 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import {
+  onEvidenceAssessed,
+  onEvidenceBatchOpened,
+  onMemoryAdopted,
+} from './evidence.projection.ts';
 import { onGraphProjected } from './graph.projection.ts';
 import { onMemoryEventsExtracted } from './memory-events.projection.ts';
 import type { Projection } from './projection.ts';
@@ -67,6 +72,15 @@ export const coreProjection: Projection = {
           break;
         case 'GraphProjected':
           await onGraphProjected(rm, record, meta);
+          break;
+        case 'EvidenceBatchOpened':
+          await onEvidenceBatchOpened(rm, record, meta);
+          break;
+        case 'EvidenceAssessed':
+          await onEvidenceAssessed(rm, record, meta);
+          break;
+        case 'MemoryAdopted':
+          await onMemoryAdopted(rm, record, meta);
           break;
         case 'BlockExpanded':
           await onBlockExpanded(rm, record, meta);

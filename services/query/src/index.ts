@@ -3,3 +3,5 @@ export * from './read-model.queries.ts';
 export * from './blocks.route.ts';
 export * from './memory-events.route.ts';
 export * from './graph.route.ts';
+export * from './evidence.service.ts';
+export * from './evidence.route.ts';

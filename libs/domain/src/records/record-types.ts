@@ -140,6 +140,61 @@ export const GraphProjected = z.object({
   }),
 });
 
+export const EvidenceOperation = z.enum([
+  'search_events',
+  'expand_event',
+  'search_graph',
+  'expand_graph_node',
+  'search_raw',
+  'list_blocks',
+  'expand_block',
+]);
+
+/** MM-GATE-2: every agent retrieval or expansion opens a batch holding its refs. */
+export const EvidenceBatchOpened = z.object({
+  type: z.literal('EvidenceBatchOpened'),
+  data: z.object({
+    batchId: z.string().min(1),
+    threadId: z.string().min(1),
+    operation: EvidenceOperation,
+    query: z.string().max(2000),
+    refs: z.array(z.string()),
+    /** Events shown by a search: their lastRetrievedAt is stamped (MM-WGT-4). */
+    retrievedEventIds: z.array(z.string()),
+  }),
+});
+
+export const EvidenceAssessed = z.object({
+  type: z.literal('EvidenceAssessed'),
+  data: z.object({
+    batchId: z.string().min(1),
+    verdict: z.enum(['sufficient', 'partial', 'wrong']),
+    evidenceRefs: z.array(z.string()),
+    rejectedEvidenceRefs: z.array(
+      z.object({ inputIndex: z.number(), ref: z.unknown(), reason: z.string(), detail: z.string() }),
+    ),
+    fit: z.string(),
+    missing: z.string(),
+    nextStrategy: z.string(),
+  }),
+});
+
+/** MM-GATE-8/9, MM-WGT-3/6/7: adoption closes a batch and reinforces what was actually used. */
+export const MemoryAdopted = z.object({
+  type: z.literal('MemoryAdopted'),
+  data: z.object({
+    batchId: z.string().min(1),
+    receiptId: z.string().min(1),
+    threadId: z.string().min(1),
+    /** Space turn at adoption: the new anchor of every reinforced event (recorded, MM-GEN-7). */
+    turn: z.number().int().nonnegative(),
+    evidenceRefs: z.array(z.string()),
+    duplicateEvidenceRefs: z.array(z.string()),
+    eventIds: z.array(z.string()),
+    fingerprint: z.string(),
+  }),
+});
+
 export const BlockExpanded = z.object({
   type: z.literal('BlockExpanded'),
   data: z.object({
@@ -170,6 +225,9 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   ExtractionSkipped,
   MemoryEventsExtracted,
   GraphProjected,
+  EvidenceBatchOpened,
+  EvidenceAssessed,
+  MemoryAdopted,
   BlockExpanded,
   SpaceConfigured,
 ]);
@@ -189,6 +247,9 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   ExtractionSkipped: 1,
   MemoryEventsExtracted: 1,
   GraphProjected: 1,
+  EvidenceBatchOpened: 1,
+  EvidenceAssessed: 1,
+  MemoryAdopted: 1,
   BlockExpanded: 1,
   SpaceConfigured: 1,
 };

@@ -10,6 +10,8 @@ export interface SpaceWriterState {
   blockSize: number;
   decayLambda: number;
   blockSequence: number;
+  /** Evidence batches opened so far: batch ids are `batch_<n>` per space. */
+  batchCount: number;
   configured: boolean;
   threads: Map<string, ThreadWriterState>;
 }
@@ -30,6 +32,7 @@ export function initialSpaceWriterState(): SpaceWriterState {
     blockSize: DEFAULT_BLOCK_SIZE,
     decayLambda: 0.3,
     blockSequence: 0,
+    batchCount: 0,
     configured: false,
     threads: new Map(),
   };
@@ -76,8 +79,14 @@ export function evolveSpaceWriter(
     case 'DerivationRetryRequested':
     case 'ReconsolidationRequested':
     case 'ExtractionSkipped':
+      return state;
+    case 'EvidenceBatchOpened':
+      state.batchCount += 1;
+      return state;
     case 'MemoryEventsExtracted':
     case 'GraphProjected':
+    case 'EvidenceAssessed':
+    case 'MemoryAdopted':
     case 'BlockExpanded':
       return state;
     default: {

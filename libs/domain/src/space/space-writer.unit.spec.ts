@@ -93,4 +93,26 @@ describe('sealing (MM-BLK-2/3, MM-GEN-3)', () => {
     expect(h.configure(6)).toHaveLength(1);
     expect(h.configure(6)).toHaveLength(0);
   });
+
+  it('counts only opened evidence batches, whatever else the space records', () => {
+    const h = harness();
+    const state = h.state;
+    const other: MemoryRecord[] = [
+      { type: 'ExtractionSkipped', data: { blockId: 'b', reason: 'r' } },
+      { type: 'DerivationRetryRequested', data: { blockId: 'b', job: 'summary' } },
+      {
+        type: 'EvidenceBatchOpened',
+        data: {
+          batchId: 'batch_1',
+          threadId: 't',
+          operation: 'search_raw',
+          query: 'q',
+          refs: [],
+          retrievedEventIds: [],
+        },
+      },
+    ];
+    other.forEach((r, i) => evolveSpaceWriter(state, r, 100 + i));
+    expect(state.batchCount).toBe(1);
+  });
 });

@@ -211,6 +211,25 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
     )`,
     sql`create index if not exists graph_edges_by_from on ${s}.graph_edges (tenant_id, space_id, from_id)`,
     sql`create index if not exists graph_edges_by_to on ${s}.graph_edges (tenant_id, space_id, to_id)`,
+    sql`create table if not exists ${s}.evidence_batches (
+      tenant_id text not null,
+      space_id text not null,
+      batch_id text not null,
+      thread_id text not null,
+      operation text not null,
+      query text not null,
+      refs jsonb not null,
+      status text not null,
+      verdict text,
+      accepted_refs jsonb not null default '[]',
+      assessment jsonb,
+      receipt_id text,
+      opened_at text not null,
+      opened_position bigint not null,
+      applied_position bigint not null,
+      primary key (tenant_id, space_id, batch_id)
+    )`,
+    sql`create index if not exists evidence_batches_open on ${s}.evidence_batches (tenant_id, space_id, thread_id, status)`,
     sql`create index if not exists blocks_by_thread on ${s}.blocks (tenant_id, space_id, thread_id, turn_from)`,
     sql`create index if not exists blocks_due_summary on ${s}.blocks (summary_status, summary_next_retry_at)
       where summary_status in ('pending', 'failed')`,
@@ -229,6 +248,7 @@ export const READ_MODEL_TABLES: Record<string, string[]> = {
   graph_nodes: ['tenant_id', 'space_id', 'node_id'],
   graph_facts: ['tenant_id', 'space_id', 'fact_id'],
   graph_edges: ['tenant_id', 'space_id', 'edge_id'],
+  evidence_batches: ['tenant_id', 'space_id', 'batch_id'],
 };
 
 /** Every row of every read-model table, ordered by key: equal dumps mean equal read models. */

@@ -184,6 +184,24 @@ export interface MemoryEventRow {
   applied_position: number;
 }
 
+export interface EvidenceBatchRow {
+  tenant_id: string;
+  space_id: string;
+  batch_id: string;
+  thread_id: string;
+  operation: string;
+  query: string;
+  refs: string[];
+  status: 'unresolved' | 'recorded';
+  verdict: 'sufficient' | 'partial' | 'wrong' | null;
+  accepted_refs: string[];
+  assessment: Record<string, unknown> | null;
+  receipt_id: string | null;
+  opened_at: string;
+  opened_position: number;
+  applied_position: number;
+}
+
 export interface ReadModelTables {
   checkpoints: { name: string; position: number };
   spaces: SpaceRow;
@@ -195,4 +213,5 @@ export interface ReadModelTables {
   graph_nodes: GraphNodeRow;
   graph_facts: GraphFactRow;
   graph_edges: GraphEdgeRow;
+  evidence_batches: EvidenceBatchRow;
 }
