@@ -171,7 +171,12 @@ export const EvidenceAssessed = z.object({
     verdict: z.enum(['sufficient', 'partial', 'wrong']),
     evidenceRefs: z.array(z.string()),
     rejectedEvidenceRefs: z.array(
-      z.object({ inputIndex: z.number(), ref: z.unknown(), reason: z.string(), detail: z.string() }),
+      z.object({
+        inputIndex: z.number(),
+        ref: z.unknown(),
+        reason: z.string(),
+        detail: z.string(),
+      }),
     ),
     fit: z.string(),
     missing: z.string(),
