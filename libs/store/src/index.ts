@@ -1,3 +1,4 @@
 export * from './database.ts';
 export * from './test-database.ts';
 export * from './read-model/index.ts';
+export * from './search/index.ts';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { deriveLayers, type DecodedRecord, type RecordOf } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
+import { indexMessages } from './search.projection.ts';
 
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
@@ -67,7 +68,12 @@ export async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Part
   return { status: 'ready', ready_position: rank, anchor_position: rank, anchor_level: 5 };
 }
 
-export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: Meta) {
+export async function onBlockSealed(
+  rm: Rm,
+  schema: string,
+  rec: RecordOf<'BlockSealed'>,
+  meta: Meta,
+) {
   const { tenantId, spaceId } = meta.metadata;
   const d = rec.data;
   const messages = await rm
@@ -115,6 +121,19 @@ export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: 
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
+  // Raw search covers sealed L5 messages (MM-RET-6); indexed in the seal's transaction.
+  await indexMessages(
+    rm,
+    schema,
+    { tenantId, spaceId },
+    messages.map((m) => ({
+      messageId: m.message_id,
+      threadId: m.thread_id,
+      blockId: d.blockId,
+      content: m.content,
+      createdAt: m.occurred_at,
+    })),
+  );
   await rm
     .updateTable('turns')
     .set({ block_id: d.blockId })

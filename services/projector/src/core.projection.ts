@@ -50,7 +50,7 @@ export const coreProjection: Projection = {
           await onSpaceConfigured(rm, record, meta);
           break;
         case 'BlockSealed':
-          await onBlockSealed(rm, record, meta);
+          await onBlockSealed(rm, schema, record, meta);
           break;
         case 'BlockSummarized':
           await onBlockSummarized(rm, record, meta);
@@ -65,7 +65,7 @@ export const coreProjection: Projection = {
           await onDerivationRetryRequested(rm, record, meta);
           break;
         case 'MemoryEventsExtracted':
-          await onMemoryEventsExtracted(rm, record, meta);
+          await onMemoryEventsExtracted(rm, schema, record, meta);
           break;
         case 'ReconsolidationRequested':
           await onReconsolidationRequested(rm, record, meta);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DecodedRecord, RecordOf } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
 import { readyFields, unappliedBlock, updateBlock } from './blocks.projection.ts';
+import { indexEvents, memoryEventSearchFields, setEventStatus } from './search.projection.ts';
 
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
@@ -14,6 +15,7 @@ type Meta = DecodedRecord['meta'];
  */
 export async function onMemoryEventsExtracted(
   rm: Rm,
+  schema: string,
   rec: RecordOf<'MemoryEventsExtracted'>,
   meta: Meta,
 ) {
@@ -21,9 +23,10 @@ export async function onMemoryEventsExtracted(
   if (!b || b.extraction_status === 'succeeded' || b.extraction_status === 'skipped') return;
   const { tenantId, spaceId } = meta.metadata;
   const events = rec.data.events;
+  const space = { tenantId, spaceId };
   if (b.extraction_cycle > 0) {
     // A re-extraction replaces the block's earlier events: archived, never deleted (MM-EVT-19).
-    await rm
+    const archived = await rm
       .updateTable('memory_events')
       .set({
         status: 'archived',
@@ -35,7 +38,15 @@ export async function onMemoryEventsExtracted(
       .where('source_block_id', '=', b.block_id)
       .where('status', 'in', ['active', 'superseded'])
       .where('applied_position', '<', meta.position)
+      .returning('event_id')
       .execute();
+    await setEventStatus(
+      rm,
+      schema,
+      space,
+      archived.map((r) => r.event_id),
+      'archived',
+    );
   }
   if (events.length > 0) {
     await rm
@@ -78,9 +89,21 @@ export async function onMemoryEventsExtracted(
       )
       .onConflict((oc) => oc.doNothing())
       .execute();
+    await indexEvents(
+      rm,
+      schema,
+      space,
+      events.map((e) => ({
+        id: e.id,
+        threadId: e.temporal.threadId ?? b.thread_id,
+        blockId: e.sourceBlockId,
+        createdAt: meta.metadata.occurredAt,
+        fields: memoryEventSearchFields(e),
+      })),
+    );
     for (const e of events) {
       for (const target of e.temporal.supersedesEventIds) {
-        await rm
+        const superseded = await rm
           .updateTable('memory_events')
           .set({
             status: 'superseded',
@@ -94,7 +117,11 @@ export async function onMemoryEventsExtracted(
           .where('event_id', '=', target)
           .where('status', '=', 'active')
           .where('applied_position', '<', meta.position)
-          .execute();
+          .executeTakeFirst();
+        // Only a target that really changed moves in the index: a forgotten one stays out.
+        if (Number(superseded.numUpdatedRows) > 0) {
+          await setEventStatus(rm, schema, space, target, 'superseded');
+        }
       }
     }
   }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { AnyDb } from '../database.ts';
+import { migrateSearchIndex } from '../search/migrate.ts';
+import { SEARCH_INDEX_TABLES } from '../search/tables.ts';
 
 /**
  * The read model lives in one Postgres schema per projection version (e.g. `rm_v1`), so a rebuild
@@ -235,6 +237,7 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
       where summary_status in ('pending', 'failed')`,
   ];
   for (const statement of statements) await statement.execute(db);
+  await migrateSearchIndex(db, schema);
 }
 
 /** Tables in dump order, with the columns that identify a row. Used by rebuild comparisons. */
@@ -249,6 +252,7 @@ export const READ_MODEL_TABLES: Record<string, string[]> = {
   graph_facts: ['tenant_id', 'space_id', 'fact_id'],
   graph_edges: ['tenant_id', 'space_id', 'edge_id'],
   evidence_batches: ['tenant_id', 'space_id', 'batch_id'],
+  ...SEARCH_INDEX_TABLES,
 };
 
 /** Every row of every read-model table, ordered by key: equal dumps mean equal read models. */

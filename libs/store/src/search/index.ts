@@ -1,0 +1,4 @@
+export * from './tables.ts';
+export * from './migrate.ts';
+export * from './maintain.ts';
+export * from './query.ts';

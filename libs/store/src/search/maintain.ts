@@ -1,0 +1,140 @@
+import { sql } from 'kysely';
+import type { AnyDb } from '../database.ts';
+import { assertSchemaName } from '../read-model/migrate.ts';
+import type { SearchDocKind, SearchSpace } from './tables.ts';
+
+/** One document to index: weighted term frequencies and length as `docTermFrequencies` gives. */
+export interface SearchDocInput {
+  docId: string;
+  threadId: string | null;
+  blockId: string | null;
+  createdAt: string;
+  status: string;
+  terms: ReadonlyMap<string, number>;
+  length: number;
+}
+
+/**
+ * Inserts documents with their postings and adds them to `search_stats`, in one statement.
+ * Idempotent: a document already indexed is left as it is (insert … on conflict do nothing), and
+ * only rows that were really inserted count in the stats and get postings, so a redelivered batch
+ * changes nothing. A document id repeated within the batch counts once (the first wins).
+ * Returns the number of documents inserted.
+ */
+export async function writeSearchDocs(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  docs: readonly SearchDocInput[],
+): Promise<number> {
+  assertSchemaName(schema);
+  const seen = new Set<string>();
+  const docRows: Record<string, unknown>[] = [];
+  const postingRows: Record<string, unknown>[] = [];
+  for (const doc of docs) {
+    if (seen.has(doc.docId)) continue;
+    seen.add(doc.docId);
+    docRows.push({
+      doc_id: doc.docId,
+      thread_id: doc.threadId,
+      block_id: doc.blockId,
+      length: doc.length,
+      created_at: doc.createdAt,
+      status: doc.status,
+    });
+    for (const [term, tf] of doc.terms) {
+      if (tf > 0) postingRows.push({ term, doc_id: doc.docId, tf });
+    }
+  }
+  if (docRows.length === 0) return 0;
+  const { tenantId, spaceId } = space;
+  const docsTable = sql.id(schema, 'search_docs');
+  const postingsTable = sql.id(schema, 'search_postings');
+  const statsTable = sql.id(schema, 'search_stats');
+  const result = await sql<{ inserted: number }>`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(docRows)}::jsonb) as x(
+        doc_id text, thread_id text, block_id text, length int, created_at text, status text)
+    ),
+    inserted as (
+      insert into ${docsTable}
+        (tenant_id, space_id, doc_kind, doc_id, thread_id, block_id, length, created_at, status)
+      select ${tenantId}, ${spaceId}, ${kind}, doc_id, thread_id, block_id, length, created_at, status
+      from input
+      on conflict do nothing
+      returning doc_id, length, status
+    ),
+    postings as (
+      insert into ${postingsTable} (tenant_id, space_id, doc_kind, term, doc_id, tf)
+      select ${tenantId}, ${spaceId}, ${kind}, p.term, p.doc_id, p.tf
+      from jsonb_to_recordset(${JSON.stringify(postingRows)}::jsonb) as p(term text, doc_id text, tf int)
+      join inserted i on i.doc_id = p.doc_id
+      on conflict do nothing
+    ),
+    stats as (
+      insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)
+      select ${tenantId}, ${spaceId}, ${kind}, status, count(*), sum(length)
+      from inserted
+      group by status
+      on conflict (tenant_id, space_id, doc_kind, status) do update set
+        doc_count = s.doc_count + excluded.doc_count,
+        total_length = s.total_length + excluded.total_length
+    )
+    select count(*)::int as inserted from inserted
+  `.execute(db);
+  return result.rows[0]?.inserted ?? 0;
+}
+
+/**
+ * Sets the status of indexed documents, keeping their postings, and moves their counts between
+ * the status buckets of `search_stats`. Documents already in that status (or not indexed) are left
+ * alone, so a redelivery changes nothing. Returns the number of documents whose status changed.
+ */
+export async function setSearchDocStatus(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  docIds: readonly string[],
+  status: string,
+): Promise<number> {
+  assertSchemaName(schema);
+  if (docIds.length === 0) return 0;
+  const { tenantId, spaceId } = space;
+  const docsTable = sql.id(schema, 'search_docs');
+  const statsTable = sql.id(schema, 'search_stats');
+  // `o` is read with the statement's snapshot, so it still holds the old status.
+  const result = await sql<{ changed: number }>`
+    with changed as (
+      update ${docsTable} as d set status = ${status}
+      from ${docsTable} as o
+      where o.tenant_id = d.tenant_id and o.space_id = d.space_id
+        and o.doc_kind = d.doc_kind and o.doc_id = d.doc_id
+        and d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${kind}
+        and d.doc_id in (select jsonb_array_elements_text(${JSON.stringify(docIds)}::jsonb))
+        and d.status <> ${status}
+      returning o.status as old_status, d.length
+    ),
+    removed as (
+      insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)
+      select ${tenantId}, ${spaceId}, ${kind}, old_status, -count(*), -sum(length)
+      from changed
+      group by old_status
+      on conflict (tenant_id, space_id, doc_kind, status) do update set
+        doc_count = s.doc_count + excluded.doc_count,
+        total_length = s.total_length + excluded.total_length
+    ),
+    added as (
+      insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)
+      select ${tenantId}, ${spaceId}, ${kind}, ${status}, count(*), sum(length)
+      from changed
+      having count(*) > 0
+      on conflict (tenant_id, space_id, doc_kind, status) do update set
+        doc_count = s.doc_count + excluded.doc_count,
+        total_length = s.total_length + excluded.total_length
+    )
+    select count(*)::int as changed from changed
+  `.execute(db);
+  return result.rows[0]?.changed ?? 0;
+}

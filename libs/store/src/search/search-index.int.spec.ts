@@ -1,0 +1,413 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bm25Rank,
+  docTermFrequencies,
+  type RankedId,
+  type WeightedField,
+} from '@stratagate/domain';
+import type { Database } from '../database.ts';
+import { describeBackend, openTestDatabase } from '../test-database.ts';
+import { migrateSearchIndex } from './migrate.ts';
+import { setSearchDocStatus, writeSearchDocs } from './maintain.ts';
+import { readSearchStats, searchIndex } from './query.ts';
+import type { SearchDocKind, SearchSpace } from './tables.ts';
+
+const schema = 'rm_search';
+const space: SearchSpace = { tenantId: 't', spaceId: 'search' };
+
+interface Doc {
+  id: string;
+  threadId: string;
+  createdAt: string;
+  status: string;
+  fields: WeightedField[];
+}
+
+/** Deterministic PRNG (mulberry32), so every run sees the same corpus and queries. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const VOCAB = [
+  'school',
+  'talk',
+  'march',
+  'lunch',
+  'budget',
+  'release',
+  'weather',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'meeting',
+  'plan',
+  'deploy',
+  'Postgres',
+  'index',
+  'Li',
+  'Ming',
+  'hall',
+  'friday',
+  '学校',
+  '演讲',
+  '李明',
+  '周五',
+  '会议',
+  '预算',
+  'ＰＮＰＭ',
+  'café',
+  'naïve',
+  '42',
+];
+
+async function index(db: Database['db'], kind: SearchDocKind, docs: readonly Doc[]) {
+  await writeSearchDocs(
+    db,
+    schema,
+    space,
+    kind,
+    docs.map((d) => ({
+      docId: d.id,
+      threadId: d.threadId,
+      blockId: `blk_${d.threadId}`,
+      createdAt: d.createdAt,
+      status: d.status,
+      ...docTermFrequencies(d.fields),
+    })),
+  );
+}
+
+/** The exhaustive reference over `docs`, ordered as the index orders `kind`. */
+function reference(kind: SearchDocKind, query: string, docs: readonly Doc[]): RankedId[] {
+  const createdAt = new Map(docs.map((d) => [d.id, d.createdAt]));
+  const ranked = bm25Rank(query, docs);
+  if (kind === 'event') return ranked;
+  return ranked.sort((a, b) => {
+    if (a.score !== b.score) return b.score - a.score;
+    const ca = createdAt.get(a.id) ?? '';
+    const cb = createdAt.get(b.id) ?? '';
+    if (ca !== cb) return ca < cb ? 1 : -1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
+}
+
+function expectSameRanking(actual: RankedId[], expected: RankedId[]) {
+  expect(actual.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+  actual.forEach((r, i) =>
+    expect(Math.abs(r.score - (expected[i]?.score ?? NaN))).toBeLessThan(1e-9),
+  );
+}
+
+describe(`search index (${describeBackend()})`, () => {
+  let database: Database;
+  const rand = prng(20240501);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const words = (min: number, max: number) =>
+    Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, () => pick(VOCAB)).join(
+      rand() < 0.2 ? '' : ' ',
+    );
+  const threads = ['main', 'side', 'ops', 'zh', 'misc'];
+  const messages: Doc[] = Array.from({ length: 300 }, (_, i) => ({
+    id: `msg_${String(i).padStart(3, '0')}`,
+    threadId: pick(threads),
+    // Few distinct timestamps, so created_at ties happen and the id decides.
+    createdAt: `2024-03-${String(1 + (i % 9)).padStart(2, '0')}T10:00:00Z`,
+    status: 'sealed',
+    fields: [{ text: words(2, 14), weight: 1 }],
+  }));
+  const eventStatuses = ['active', 'active', 'active', 'superseded', 'forgotten', 'archived'];
+  const events: Doc[] = Array.from({ length: 60 }, (_, i) => ({
+    id: `evt_${String(i).padStart(2, '0')}`,
+    threadId: pick(threads),
+    createdAt: `2024-03-${String(1 + (i % 5)).padStart(2, '0')}T10:00:00Z`,
+    status: pick(eventStatuses),
+    fields: [
+      { text: words(1, 4), weight: 4 },
+      { text: words(2, 8), weight: 3 },
+      { text: words(0, 3), weight: 2 },
+      { text: words(0, 2), weight: 5 },
+      { text: words(0, 3), weight: 0.5 },
+    ],
+  }));
+  const queries = Array.from({ length: 30 }, (_, i) =>
+    i % 10 === 9 ? `${pick(VOCAB)} nonexistentword` : words(1, 4),
+  );
+
+  beforeAll(async () => {
+    database = await openTestDatabase('search_index');
+    await migrateSearchIndex(database.db, schema);
+    await migrateSearchIndex(database.db, schema); // idempotent
+    // Index in a few batches, as the projector would.
+    for (let i = 0; i < messages.length; i += 70) {
+      await index(database.db, 'message', messages.slice(i, i + 70));
+    }
+    // Events start active and move to their status, as the projection does.
+    await index(
+      database.db,
+      'event',
+      events.map((e) => ({ ...e, status: 'active' })),
+    );
+    for (const status of ['superseded', 'forgotten', 'archived']) {
+      const ids = events.filter((e) => e.status === status).map((e) => e.id);
+      await setSearchDocStatus(database.db, schema, space, 'event', ids, status);
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('equals an exhaustive BM25 over the whole space, for 30 random queries', async () => {
+    let hits = 0;
+    for (const query of queries) {
+      const actual = await searchIndex(database.db, schema, {
+        space,
+        kind: 'message',
+        query,
+        limit: 1000,
+      });
+      expectSameRanking(actual, reference('message', query, messages));
+      hits += actual.length;
+    }
+    expect(hits).toBeGreaterThan(300);
+  });
+
+  it('equals an exhaustive BM25 over the scoped set: thread scope and docIds scope', async () => {
+    for (const [i, query] of queries.entries()) {
+      const threadId = threads[i % threads.length] as string;
+      const inThread = messages.filter((m) => m.threadId === threadId);
+      expectSameRanking(
+        await searchIndex(database.db, schema, {
+          space,
+          kind: 'message',
+          query,
+          limit: 1000,
+          threadId,
+        }),
+        reference('message', query, inThread),
+      );
+      const subset = messages.filter((_, j) => (j * 7 + i) % 5 === 0);
+      expectSameRanking(
+        await searchIndex(database.db, schema, {
+          space,
+          kind: 'message',
+          query,
+          limit: 1000,
+          docIds: subset.map((m) => m.id),
+        }),
+        reference('message', query, subset),
+      );
+    }
+  });
+
+  it('pages with limit and offset over the same order', async () => {
+    for (const query of queries.slice(0, 10)) {
+      const expected = reference('message', query, messages);
+      const page = await searchIndex(database.db, schema, {
+        space,
+        kind: 'message',
+        query,
+        limit: 6,
+        offset: 4,
+      });
+      expectSameRanking(page, expected.slice(4, 10));
+    }
+  });
+
+  it('events: weighted fields, forgotten and archived never returned, scopes before ranking', async () => {
+    const candidates = events.filter((e) => e.status === 'active' || e.status === 'superseded');
+    const hidden = new Set(
+      events.filter((e) => e.status === 'forgotten' || e.status === 'archived').map((e) => e.id),
+    );
+    expect(hidden.size).toBeGreaterThan(0);
+    for (const [i, query] of queries.entries()) {
+      const actual = await searchIndex(database.db, schema, {
+        space,
+        kind: 'event',
+        query,
+        limit: 100,
+      });
+      expectSameRanking(actual, reference('event', query, candidates));
+      expect(actual.some((r) => hidden.has(r.id))).toBe(false);
+      // A docIds scope that names hidden events still never returns them.
+      const subset = events.filter((_, j) => (j + i) % 3 === 0);
+      const scoped = await searchIndex(database.db, schema, {
+        space,
+        kind: 'event',
+        query,
+        limit: 100,
+        docIds: subset.map((e) => e.id),
+      });
+      expectSameRanking(
+        scoped,
+        reference(
+          'event',
+          query,
+          subset.filter((e) => !hidden.has(e.id)),
+        ),
+      );
+      const threadId = threads[i % threads.length] as string;
+      expectSameRanking(
+        await searchIndex(database.db, schema, {
+          space,
+          kind: 'event',
+          query,
+          limit: 100,
+          threadId,
+        }),
+        reference(
+          'event',
+          query,
+          candidates.filter((e) => e.threadId === threadId),
+        ),
+      );
+    }
+  });
+
+  it('stats are exact per status', async () => {
+    const sum = (docs: readonly Doc[]) => ({
+      docCount: docs.length,
+      totalLength: docs.reduce((n, d) => n + docTermFrequencies(d.fields).length, 0),
+    });
+    expect(await readSearchStats(database.db, schema, space, 'message')).toEqual(sum(messages));
+    expect(await readSearchStats(database.db, schema, space, 'event')).toEqual(sum(events));
+    expect(
+      await readSearchStats(database.db, schema, space, 'event', ['active', 'superseded']),
+    ).toEqual(sum(events.filter((e) => e.status === 'active' || e.status === 'superseded')));
+  });
+
+  it('an empty query, a query with no lexical match, an empty scope → []', async () => {
+    const base = { space, kind: 'message' as const, limit: 10 };
+    expect(await searchIndex(database.db, schema, { ...base, query: '   ' })).toEqual([]);
+    expect(await searchIndex(database.db, schema, { ...base, query: 'zebra' })).toEqual([]);
+    expect(
+      await searchIndex(database.db, schema, { ...base, query: 'school', docIds: [] }),
+    ).toEqual([]);
+    expect(
+      await searchIndex(database.db, schema, { ...base, query: 'school', threadId: 'nope' }),
+    ).toEqual([]);
+    expect(
+      await searchIndex(database.db, schema, {
+        ...base,
+        space: { tenantId: 't', spaceId: 'other' },
+        query: 'school',
+      }),
+    ).toEqual([]);
+  });
+
+  it('finds 李明 among Chinese messages', async () => {
+    const zhSpace = { tenantId: 't', spaceId: 'zh' };
+    const docs = [
+      { id: 'z1', text: '我们周五去学校演讲' },
+      { id: 'z2', text: '李明说他周五去学校演讲' },
+      { id: 'z3', text: 'Li Ming is not written in Han here' },
+      { id: 'z4', text: '明天开会，李老师也来' },
+    ];
+    await writeSearchDocs(
+      database.db,
+      schema,
+      zhSpace,
+      'message',
+      docs.map((d) => ({
+        docId: d.id,
+        threadId: 'zh',
+        blockId: 'blk_zh',
+        createdAt: '2024-03-01T10:00:00Z',
+        status: 'sealed',
+        ...docTermFrequencies([{ text: d.text, weight: 1 }]),
+      })),
+    );
+    const hits = await searchIndex(database.db, schema, {
+      space: zhSpace,
+      kind: 'message',
+      query: '李明',
+      limit: 6,
+    });
+    expect(hits.map((h) => h.id)).toEqual(['z2']);
+  });
+
+  it('a thread-scoped search never returns another thread’s hit, even one that scores higher', async () => {
+    const s = { tenantId: 't', spaceId: 'threads' };
+    const doc = (id: string, threadId: string, text: string) => ({
+      docId: id,
+      threadId,
+      blockId: `blk_${threadId}`,
+      createdAt: '2024-03-01T10:00:00Z',
+      status: 'sealed',
+      ...docTermFrequencies([{ text, weight: 1 }]),
+    });
+    await writeSearchDocs(database.db, schema, s, 'message', [
+      doc('a1', 'other', 'school talk school talk in March'),
+      doc('b1', 'mine', 'we had lunch after the school meeting'),
+      doc('b2', 'mine', 'nothing relevant here'),
+    ]);
+    const all = await searchIndex(database.db, schema, {
+      space: s,
+      kind: 'message',
+      query: 'school talk',
+      limit: 6,
+    });
+    expect(all[0]?.id).toBe('a1');
+    const mine = await searchIndex(database.db, schema, {
+      space: s,
+      kind: 'message',
+      query: 'school talk',
+      limit: 6,
+      threadId: 'mine',
+    });
+    expect(mine.map((h) => h.id)).toEqual(['b1']);
+  });
+
+  it('ranks the planted best hit first among 1,001 messages', async () => {
+    const s = { tenantId: 't', spaceId: 'planted' };
+    const topics = ['lunch', 'weather', 'school', 'talk', 'budget', 'release', 'march'];
+    const corpus = Array.from({ length: 1001 }, (_, i) => ({
+      id: `t${String(i).padStart(4, '0')}`,
+      text: `turn ${i} we chatted about ${topics[i % 7]} and ${topics[(i * 3) % 7]} again`,
+    }));
+    corpus[613] = { id: 'planted', text: 'the school talk is on 12 March in the main hall' };
+    await writeSearchDocs(
+      database.db,
+      schema,
+      s,
+      'message',
+      corpus.map((d, i) => ({
+        docId: d.id,
+        threadId: i % 2 === 0 ? 'even' : 'odd',
+        blockId: `blk_${Math.floor(i / 20)}`,
+        createdAt: `2024-03-01T10:${String(i % 60).padStart(2, '0')}:00Z`,
+        status: 'sealed',
+        ...docTermFrequencies([{ text: d.text, weight: 1 }]),
+      })),
+    );
+    const query = 'when is the school talk in March';
+    const hits = await searchIndex(database.db, schema, {
+      space: s,
+      kind: 'message',
+      query,
+      limit: 6,
+    });
+    expect(hits[0]?.id).toBe('planted');
+    const all = await searchIndex(database.db, schema, {
+      space: s,
+      kind: 'message',
+      query,
+      limit: 2000,
+    });
+    expect(all.length).toBeGreaterThan(100);
+    const ref = bm25Rank(
+      query,
+      corpus.map((d) => ({ id: d.id, fields: [{ text: d.text, weight: 1 }] })),
+    );
+    expect(all.map((h) => h.score).sort((a, b) => b - a)).toEqual(
+      ref.map((r) => expect.closeTo(r.score, 9)),
+    );
+  });
+});

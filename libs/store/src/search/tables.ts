@@ -1,0 +1,68 @@
+/**
+ * The search index (MM-RET-1/2/6, issue 4): postings in the read-model schema, maintained by the
+ * projector, so that a query reads only the postings of its own terms.
+ *
+ * - `search_docs`: one row per indexed document (a sealed L5 message or a memory event) with its
+ *   weighted length (MM-RET-1 field repetition) and what scope filters need.
+ * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`.
+ * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
+ *   by the maintenance functions, so an unscoped query needs no pass over the documents.
+ *
+ * Status changes keep the postings and move the document between status buckets; queries filter
+ * by status (events default to active + superseded: forgotten and archived never appear).
+ */
+export type SearchDocKind = 'message' | 'event';
+
+/** Status of every indexed message: raw search covers sealed L5 messages only. */
+export const SEALED_MESSAGE_STATUS = 'sealed';
+
+/** Event statuses that are search candidates (MM-RET-3/4). */
+export const SEARCHABLE_EVENT_STATUSES: readonly string[] = ['active', 'superseded'];
+
+export interface SearchSpace {
+  tenantId: string;
+  spaceId: string;
+}
+
+export interface SearchDocRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  doc_id: string;
+  thread_id: string | null;
+  block_id: string | null;
+  length: number;
+  created_at: string;
+  status: string;
+}
+
+export interface SearchPostingRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  term: string;
+  doc_id: string;
+  tf: number;
+}
+
+export interface SearchStatRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  status: string;
+  doc_count: number;
+  total_length: number;
+}
+
+export interface SearchIndexTables {
+  search_docs: SearchDocRow;
+  search_postings: SearchPostingRow;
+  search_stats: SearchStatRow;
+}
+
+/** Tables in dump order with their key columns (same shape as READ_MODEL_TABLES). */
+export const SEARCH_INDEX_TABLES: Record<keyof SearchIndexTables, string[]> = {
+  search_docs: ['tenant_id', 'space_id', 'doc_kind', 'doc_id'],
+  search_postings: ['tenant_id', 'space_id', 'doc_kind', 'term', 'doc_id'],
+  search_stats: ['tenant_id', 'space_id', 'doc_kind', 'status'],
+};

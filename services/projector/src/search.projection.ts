@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import { docTermFrequencies, type MemoryEventCard, type WeightedField } from '@stratagate/domain';
+import {
+  SEALED_MESSAGE_STATUS,
+  setSearchDocStatus,
+  writeSearchDocs,
+  type SearchSpace,
+} from '@stratagate/store';
+
+/**
+ * Search index maintenance, called by the core projection inside its transaction (`rm`, any
+ * Kysely handle on the read-model database; the tables are addressed as `<schema>.search_*`).
+ * Terms and lengths come from the domain's `docTermFrequencies`, so the index holds exactly the
+ * numbers the reference BM25 computes. Every function is idempotent under redelivery: a document
+ * already indexed is left alone, and stats only count rows that were really inserted or changed.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Rm = Kysely<any>;
+
+export interface IndexedMessage {
+  messageId: string;
+  threadId: string;
+  blockId: string;
+  content: string;
+  createdAt: string;
+}
+
+export interface IndexedEvent {
+  id: string;
+  threadId: string | null;
+  blockId: string | null;
+  createdAt: string;
+  /** MM-RET-3 fields with their weights (title ×4, summary ×3, …), supplied by the caller. */
+  fields: readonly WeightedField[];
+  /** Initial status; default 'active'. */
+  status?: string;
+}
+
+/** Indexes sealed L5 messages (MM-RET-6: field = content, weight 1). Returns how many were new. */
+export async function indexMessages(
+  rm: Rm,
+  schema: string,
+  space: SearchSpace,
+  messages: readonly IndexedMessage[],
+): Promise<number> {
+  return writeSearchDocs(
+    rm,
+    schema,
+    space,
+    'message',
+    messages.map((m) => ({
+      docId: m.messageId,
+      threadId: m.threadId,
+      blockId: m.blockId,
+      createdAt: m.createdAt,
+      status: SEALED_MESSAGE_STATUS,
+      ...docTermFrequencies([{ text: m.content, weight: 1 }]),
+    })),
+  );
+}
+
+/**
+ * MM-RET-3 BM25 fields of a memory event: title ×4, summary ×3, tags ×2, quotes ×2,
+ * participants ×5, eventType ×5, originalText ×4, happenedStart + happenedEnd ×4. List fields are
+ * joined with spaces (tokens never span a space, so this equals indexing each item).
+ */
+export function memoryEventSearchFields(e: MemoryEventCard): WeightedField[] {
+  const t = e.temporal;
+  return [
+    { text: e.title, weight: 4 },
+    { text: e.summary, weight: 3 },
+    { text: e.tags.join(' '), weight: 2 },
+    { text: e.quotes.join(' '), weight: 2 },
+    { text: t.participants.join(' '), weight: 5 },
+    { text: t.eventType, weight: 5 },
+    { text: t.originalText ?? '', weight: 4 },
+    { text: [t.happenedStart, t.happenedEnd].filter(Boolean).join(' '), weight: 4 },
+  ];
+}
+
+/** Indexes memory events with their weighted fields. Returns how many were new. */
+export async function indexEvents(
+  rm: Rm,
+  schema: string,
+  space: SearchSpace,
+  events: readonly IndexedEvent[],
+): Promise<number> {
+  return writeSearchDocs(
+    rm,
+    schema,
+    space,
+    'event',
+    events.map((e) => ({
+      docId: e.id,
+      threadId: e.threadId,
+      blockId: e.blockId,
+      createdAt: e.createdAt,
+      status: e.status ?? 'active',
+      ...docTermFrequencies(e.fields),
+    })),
+  );
+}
+
+/**
+ * Records an event's new status (superseded, forgotten, archived, or active again on restore).
+ * Postings are kept and queries filter by status, so a restore needs no re-tokenising; the
+ * search_stats buckets move with the document. Pass the status the memory_events row ended with.
+ * Returns how many documents changed (0 on redelivery).
+ */
+export async function setEventStatus(
+  rm: Rm,
+  schema: string,
+  space: SearchSpace,
+  eventId: string | readonly string[],
+  status: string,
+): Promise<number> {
+  const ids = typeof eventId === 'string' ? [eventId] : eventId;
+  return setSearchDocStatus(rm, schema, space, 'event', ids, status);
+}
