@@ -15,7 +15,13 @@ import {
   readCheckpoint,
   type Projector,
 } from '@stratagate/projector';
-import { evidenceRoutes, graphRoutes, memoryEventRoutes, queryRoutes } from '@stratagate/query';
+import {
+  evidenceRoutes,
+  graphRoutes,
+  memoryEventRoutes,
+  queryRoutes,
+  searchRoutes,
+} from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
 
@@ -129,6 +135,7 @@ export async function startNode(
       memoryEventRoutes(queryContext),
       graphRoutes(queryContext),
       evidenceRoutes({ ...queryContext, writer }),
+      searchRoutes({ ...queryContext, writer }),
     );
   }
   const http =

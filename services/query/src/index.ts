@@ -5,3 +5,4 @@ export * from './memory-events.route.ts';
 export * from './graph.route.ts';
 export * from './evidence.service.ts';
 export * from './evidence.route.ts';
+export * from './search.route.ts';

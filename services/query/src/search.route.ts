@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import { searchIndex } from '@stratagate/store';
+import { openBatch, type EvidenceContext } from './evidence.service.ts';
+import { eventCard } from './memory-events.route.ts';
+import { getSpace, rm } from './read-model.queries.ts';
+
+const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
+const SCORE_MEANING = 'BM25 relevance; orders results only, never a probability of truth';
+const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
+
+/**
+ * Agent retrieval (MM-RET-3/6): ranked in Postgres by the search index, scope applied before
+ * ranking; every call opens an evidence batch whose refs the agent assesses and adopts.
+ */
+export function searchRoutes(ctx: EvidenceContext) {
+  return (app: TypedApp) => {
+    app.post(
+      '/v1/spaces/:spaceId/threads/:threadId/search/raw',
+      {
+        schema: {
+          tags: ['gate'],
+          summary: 'Search sealed raw messages (BM25); opens an evidence batch',
+          params: ThreadParams,
+          body: z.object({
+            query: z.string().min(1).max(2000),
+            limit: z.number().int().min(1).max(20).default(6),
+            scope: z.enum(['space', 'session']).default('space'),
+          }),
+        },
+      },
+      async (request) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const { threadId } = request.params;
+        const db = rm(ctx.db, ctx.schema);
+        if (!(await getSpace(db, space))) throw notFound('space', space.spaceId);
+        const { query, limit, scope } = request.body;
+        const ranked = await searchIndex(ctx.db, ctx.schema, {
+          space,
+          kind: 'message',
+          query,
+          limit,
+          ...(scope === 'session' ? { threadId } : {}),
+        });
+        const ids = ranked.map((r) => r.id);
+        const messages =
+          ids.length === 0
+            ? []
+            : await db
+                .selectFrom('messages as m')
+                .innerJoin('turns as t', (j) =>
+                  j
+                    .onRef('t.tenant_id', '=', 'm.tenant_id')
+                    .onRef('t.space_id', '=', 'm.space_id')
+                    .onRef('t.turn_id', '=', 'm.turn_id'),
+                )
+                .innerJoin('blocks as b', (j) =>
+                  j
+                    .onRef('b.tenant_id', '=', 't.tenant_id')
+                    .onRef('b.space_id', '=', 't.space_id')
+                    .onRef('b.block_id', '=', 't.block_id'),
+                )
+                .select([
+                  'm.message_id',
+                  'm.role',
+                  'm.name',
+                  'm.content',
+                  'm.occurred_at',
+                  'm.thread_id',
+                  'b.block_id',
+                  'b.turn_from',
+                  'b.turn_to',
+                ])
+                .where('m.tenant_id', '=', space.tenantId)
+                .where('m.space_id', '=', space.spaceId)
+                .where('m.message_id', 'in', ids)
+                .execute();
+        const byId = new Map(messages.map((m) => [m.message_id, m]));
+        const hits = [];
+        for (const r of ranked) {
+          const m = byId.get(r.id);
+          if (!m || !m.block_id) continue;
+          const block = await db
+            .selectFrom('messages as m')
+            .innerJoin('turns as t', (j) =>
+              j
+                .onRef('t.tenant_id', '=', 'm.tenant_id')
+                .onRef('t.space_id', '=', 'm.space_id')
+                .onRef('t.turn_id', '=', 'm.turn_id'),
+            )
+            .select(['m.message_id', 'm.role', 'm.name', 'm.content', 'm.occurred_at'])
+            .where('t.tenant_id', '=', space.tenantId)
+            .where('t.space_id', '=', space.spaceId)
+            .where('t.block_id', '=', m.block_id)
+            .orderBy('m.thread_turn')
+            .orderBy('m.seq')
+            .execute();
+          const i = block.findIndex((x) => x.message_id === m.message_id);
+          const card = (x: (typeof block)[number]) => ({
+            messageId: x.message_id,
+            role: x.role,
+            ...(x.name ? { name: x.name } : {}),
+            content: cut(x.content, 500),
+            createdAt: x.occurred_at,
+          });
+          hits.push({
+            ref: `raw:${m.block_id}:${m.message_id}:${i}`,
+            blockId: m.block_id,
+            threadId: m.thread_id,
+            turnRange: [m.turn_from, m.turn_to],
+            message: card(block[i]!),
+            nearby: block.slice(Math.max(0, i - 1), i + 2).map(card),
+            rankScore: r.score,
+            scoreMeaning: SCORE_MEANING,
+          });
+        }
+        const refs = hits.map((h) => h.ref);
+        const { batchId } = await openBatch(ctx, space, {
+          threadId,
+          operation: 'search_raw',
+          query,
+          refs,
+          retrievedEventIds: [],
+        });
+        return { batchId, evidenceRefs: refs, scope, space: space.spaceId, threadId, hits };
+      },
+    );
+
+    app.post(
+      '/v1/spaces/:spaceId/threads/:threadId/search/events',
+      {
+        schema: {
+          tags: ['gate'],
+          summary: 'Search memory events (BM25 over weighted fields); opens an evidence batch',
+          params: ThreadParams,
+          body: z.object({
+            query: z.string().min(1).max(2000),
+            limit: z.number().int().min(1).max(20).default(6),
+            offset: z.number().int().min(0).default(0),
+          }),
+        },
+      },
+      async (request) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const { threadId } = request.params;
+        const db = rm(ctx.db, ctx.schema);
+        const spaceRow = await getSpace(db, space);
+        if (!spaceRow) throw notFound('space', space.spaceId);
+        const { query, limit, offset } = request.body;
+        const ranked = await searchIndex(ctx.db, ctx.schema, {
+          space,
+          kind: 'event',
+          query,
+          limit,
+          offset,
+        });
+        const ids = ranked.map((r) => r.id);
+        const rows =
+          ids.length === 0
+            ? []
+            : await db
+                .selectFrom('memory_events')
+                .selectAll()
+                .where('tenant_id', '=', space.tenantId)
+                .where('space_id', '=', space.spaceId)
+                .where('event_id', 'in', ids)
+                .where('status', 'in', ['active', 'superseded'])
+                .execute();
+        const byId = new Map(rows.map((r) => [r.event_id, r]));
+        const hits = ranked.flatMap((r) => {
+          const row = byId.get(r.id);
+          if (!row) return [];
+          const card = eventCard(row, spaceRow.turn_counter);
+          return [
+            {
+              ref: `event:${row.event_id}`,
+              ...card,
+              title: cut(card.title, 240),
+              summary: cut(card.summary, 800),
+              sourceTime: row.happened_start ?? row.mentioned_at ?? row.created_at,
+              rankScore: r.score,
+              scoreMeaning: SCORE_MEANING,
+            },
+          ];
+        });
+        const refs = hits.map((h) => h.ref);
+        const { batchId } = await openBatch(ctx, space, {
+          threadId,
+          operation: 'search_events',
+          query,
+          refs,
+          retrievedEventIds: hits.map((h) => h.id),
+        });
+        return { batchId, evidenceRefs: refs, hits };
+      },
+    );
+  };
+}
