@@ -124,3 +124,51 @@ describe(`"when was the school talk?" through search and the gate (${describeBac
     expect(none.body.hits).toEqual([]);
   });
 });
+
+describe(`pin, forget and restore (MM-EVT-19) (${describeBackend()})`, () => {
+  let t: TestNode;
+  let eventId: string;
+  beforeAll(async () => {
+    t = await startTestNode('forget');
+    await t.request('PUT', `${S}/settings`, { blockSize: 1 });
+    await t.request('POST', `${S}/turns`, {
+      threadId: 's',
+      occurredAt: '2023-06-09T13:56:00Z',
+      messages: [
+        { role: 'user', name: 'Caroline', content: 'I gave a talk at a school last week.' },
+      ],
+    });
+    await t.settle('talk');
+    eventId = (await t.request('GET', `${S}/memory-events`)).body.events[0].id;
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  const search = async () =>
+    (
+      await t.request('POST', `${S}/threads/s/search/events`, { query: 'talk school' })
+    ).body.hits.map((h: { id: string }) => h.id);
+  const weight = async () => (await t.request('GET', `${S}/memory-events/${eventId}`)).body.weight;
+
+  it('a forgotten event leaves search with weight 0 and keeps provenance; restore brings it back', async () => {
+    expect(await search()).toContain(eventId);
+    expect((await t.request('POST', `${S}/memory-events/${eventId}/forget`)).status).toBe(202);
+    await t.settle('talk');
+    expect(await search()).not.toContain(eventId);
+    expect((await weight()).value).toBe(0);
+    const detail = (await t.request('GET', `${S}/memory-events/${eventId}`)).body;
+    expect(detail.status).toBe('forgotten');
+    expect(detail.sources[0].content).toContain('school');
+    await t.request('POST', `${S}/memory-events/${eventId}/restore`);
+    await t.settle('talk');
+    expect(await search()).toContain(eventId);
+  });
+
+  it('a pinned event weighs 1; an unknown event is 404', async () => {
+    await t.request('POST', `${S}/memory-events/${eventId}/pin`);
+    await t.settle('talk');
+    expect(await weight()).toMatchObject({ pinned: true, value: 1 });
+    expect((await t.request('POST', `${S}/memory-events/evt_nope/forget`)).status).toBe(404);
+  });
+});

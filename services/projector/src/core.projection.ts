@@ -7,7 +7,7 @@ import {
   onMemoryAdopted,
 } from './evidence.projection.ts';
 import { onGraphProjected } from './graph.projection.ts';
-import { onMemoryEventsExtracted } from './memory-events.projection.ts';
+import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
 import type { Projection } from './projection.ts';
 import {
   ensureSpace,
@@ -81,6 +81,9 @@ export const coreProjection: Projection = {
           break;
         case 'MemoryAdopted':
           await onMemoryAdopted(rm, record, meta);
+          break;
+        case 'MemoryEventStateChanged':
+          await onMemoryEventStateChanged(rm, schema, record, meta);
           break;
         case 'BlockExpanded':
           await onBlockExpanded(rm, record, meta);

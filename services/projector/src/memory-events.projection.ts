@@ -137,3 +137,60 @@ export async function onMemoryEventsExtracted(
     ...(await readyFields(rm, meta, next)),
   });
 }
+
+/**
+ * MM-EVT-19 / MM-WGT-1: pinned weighs 1; forgotten leaves search, timelines, graph views and
+ * recall (weight 0) but keeps its provenance; restore brings it back as it was (superseded if it
+ * had been superseded before).
+ */
+export async function onMemoryEventStateChanged(
+  rm: Rm,
+  schema: string,
+  rec: RecordOf<'MemoryEventStateChanged'>,
+  meta: Meta,
+) {
+  const { tenantId, spaceId } = meta.metadata;
+  const row = await rm
+    .selectFrom('memory_events')
+    .select(['status', 'superseded_by', 'applied_position'])
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('event_id', '=', rec.data.eventId)
+    .executeTakeFirst();
+  if (!row || Number(row.applied_position) >= meta.position) return;
+  const base = { updated_at: meta.metadata.occurredAt, applied_position: meta.position };
+  let set: Record<string, unknown>;
+  let indexStatus: string | null = null;
+  switch (rec.data.change) {
+    case 'pinned':
+    case 'unpinned':
+      set = { ...base, pinned: rec.data.change === 'pinned' };
+      break;
+    case 'forgotten':
+      if (row.status === 'forgotten' || row.status === 'archived') return;
+      set = { ...base, status: 'forgotten' };
+      indexStatus = 'forgotten';
+      break;
+    case 'restored': {
+      if (row.status !== 'forgotten') return;
+      const status = row.superseded_by ? 'superseded' : 'active';
+      set = { ...base, status };
+      indexStatus = status;
+      break;
+    }
+    default: {
+      const never: never = rec.data.change;
+      return never;
+    }
+  }
+  await rm
+    .updateTable('memory_events')
+    .set(set as never)
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('event_id', '=', rec.data.eventId)
+    .execute();
+  if (indexStatus) {
+    await setEventStatus(rm, schema, { tenantId, spaceId }, rec.data.eventId, indexStatus);
+  }
+}

@@ -91,6 +91,46 @@ export function evidenceRoutes(ctx: EvidenceContext) {
     );
 
     app.post(
+      '/v1/spaces/:spaceId/memory-events/:eventId/:change',
+      {
+        schema: {
+          tags: ['gate'],
+          summary: 'Pin, unpin, forget (undoable) or restore a memory event (MM-EVT-19)',
+          description:
+            'Pinned events weigh 1; forgotten events leave search, timelines, graph views and recall but keep their provenance; restore undoes a forget.',
+          params: z.object({
+            spaceId: SpaceIdParam,
+            eventId: IdParam,
+            change: z.enum(['pin', 'unpin', 'forget', 'restore']),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const db = rm(ctx.db, ctx.schema);
+        const row = await db
+          .selectFrom('memory_events')
+          .select(['event_id', 'thread_id'])
+          .where('tenant_id', '=', space.tenantId)
+          .where('space_id', '=', space.spaceId)
+          .where('event_id', '=', request.params.eventId)
+          .executeTakeFirst();
+        if (!row) throw notFound('memory_event', request.params.eventId);
+        const change = (
+          { pin: 'pinned', unpin: 'unpinned', forget: 'forgotten', restore: 'restored' } as const
+        )[request.params.change];
+        const outcome = await ctx.writer.write(
+          space,
+          { occurredAt: ctx.now().toISOString() },
+          () => [{ type: 'MemoryEventStateChanged', data: { eventId: row.event_id, change } }],
+        );
+        const position =
+          outcome.status === 'appended' ? (outcome.records[0]?.position ?? null) : null;
+        return reply.code(202).send({ eventId: row.event_id, change, position });
+      },
+    );
+
+    app.post(
       '/v1/spaces/:spaceId/threads/:threadId/assess',
       {
         schema: {

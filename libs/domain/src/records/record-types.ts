@@ -200,6 +200,15 @@ export const MemoryAdopted = z.object({
   }),
 });
 
+/** MM-EVT-19: pin, forget (undoable) and restore a memory event; provenance is kept. */
+export const MemoryEventStateChanged = z.object({
+  type: z.literal('MemoryEventStateChanged'),
+  data: z.object({
+    eventId: z.string().min(1),
+    change: z.enum(['pinned', 'unpinned', 'forgotten', 'restored']),
+  }),
+});
+
 export const BlockExpanded = z.object({
   type: z.literal('BlockExpanded'),
   data: z.object({
@@ -233,6 +242,7 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   EvidenceBatchOpened,
   EvidenceAssessed,
   MemoryAdopted,
+  MemoryEventStateChanged,
   BlockExpanded,
   SpaceConfigured,
 ]);
@@ -255,6 +265,7 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   EvidenceBatchOpened: 1,
   EvidenceAssessed: 1,
   MemoryAdopted: 1,
+  MemoryEventStateChanged: 1,
   BlockExpanded: 1,
   SpaceConfigured: 1,
 };

@@ -87,6 +87,7 @@ export function evolveSpaceWriter(
     case 'GraphProjected':
     case 'EvidenceAssessed':
     case 'MemoryAdopted':
+    case 'MemoryEventStateChanged':
     case 'BlockExpanded':
       return state;
     default: {
