@@ -18,7 +18,7 @@ import {
   type TypedApp,
 } from '@stratagate/http';
 import { eventCard } from './memory-events.route.ts';
-import { getSpace, rm } from './read-model.queries.ts';
+import { getEvent, getSpace, rm } from './read-model.queries.ts';
 import {
   catchUpReads,
   getBatch,
@@ -69,14 +69,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
         const db = rm(ctx.db, ctx.schema);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const row = await db
-          .selectFrom('memory_events')
-          .selectAll()
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
-          .where('event_id', '=', request.params.eventId)
-          .where('status', 'in', ['active', 'superseded'])
-          .executeTakeFirst();
+        const row = await getEvent(db, space, request.params.eventId, ['active', 'superseded']);
         if (!row) throw notFound('memory_event', request.params.eventId);
         const ref = `event:${row.event_id}`;
         const { batchId } = await openBatch(ctx, space, {
@@ -108,13 +101,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
       async (request, reply) => {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
         const db = rm(ctx.db, ctx.schema);
-        const row = await db
-          .selectFrom('memory_events')
-          .select(['event_id', 'thread_id'])
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
-          .where('event_id', '=', request.params.eventId)
-          .executeTakeFirst();
+        const row = await getEvent(db, space, request.params.eventId);
         if (!row) throw notFound('memory_event', request.params.eventId);
         const change = (
           { pin: 'pinned', unpin: 'unpinned', forget: 'forgotten', restore: 'restored' } as const

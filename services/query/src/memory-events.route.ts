@@ -4,7 +4,7 @@ import { eventWeight, type SpaceRef } from '@stratagate/domain';
 import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
 import type { MemoryEventRow, ReadModelTables } from '@stratagate/store';
 import type { QueryContext } from './blocks.route.ts';
-import { getSpace, rm } from './read-model.queries.ts';
+import { getEvent, getSpace, rm } from './read-model.queries.ts';
 
 const ListQuery = z.object({
   status: z.enum(['active', 'superseded', 'forgotten', 'archived', 'all']).default('all'),
@@ -136,13 +136,7 @@ export function memoryEventRoutes(ctx: QueryContext) {
         const db = rm(ctx.db, ctx.schema);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const row = await db
-          .selectFrom('memory_events')
-          .selectAll()
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
-          .where('event_id', '=', request.params.eventId)
-          .executeTakeFirst();
+        const row = await getEvent(db, space, request.params.eventId);
         if (!row) throw notFound('memory_event', request.params.eventId);
         return {
           ...eventCard(row, spaceRow.turn_counter),

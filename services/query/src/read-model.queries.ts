@@ -1,6 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
-import type { AnyDb, BlockRow, ReadModelTables, SpaceRow } from '@stratagate/store';
+import type {
+  AnyDb,
+  BlockRow,
+  MemoryEventStatus,
+  ReadModelTables,
+  SpaceRow,
+} from '@stratagate/store';
 
 /** Data access as plain functions taking `db`, confined to one tenant's space by construction. */
 export function rm(db: AnyDb, schema: string): Kysely<ReadModelTables> {
@@ -93,4 +99,21 @@ export async function jobCounts(db: Kysely<ReadModelTables>, s: SpaceRef) {
     .groupBy(['status', 'summary_status', 'extraction_status', 'graph_status'])
     .execute();
   return rows.map((r) => ({ ...r, n: Number(r.n) }));
+}
+
+/** One memory event of the space; `statuses` narrows it (e.g. searchable ones only). */
+export async function getEvent(
+  db: Kysely<ReadModelTables>,
+  s: SpaceRef,
+  eventId: string,
+  statuses?: MemoryEventStatus[],
+) {
+  let q = db
+    .selectFrom('memory_events')
+    .selectAll()
+    .where('tenant_id', '=', s.tenantId)
+    .where('space_id', '=', s.spaceId)
+    .where('event_id', '=', eventId);
+  if (statuses) q = q.where('status', 'in', statuses);
+  return q.executeTakeFirst();
 }
