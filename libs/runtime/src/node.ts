@@ -20,6 +20,7 @@ import {
   graphRoutes,
   memoryEventRoutes,
   queryRoutes,
+  recallRoutes,
   searchRoutes,
 } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
@@ -136,6 +137,7 @@ export async function startNode(
       graphRoutes(queryContext),
       evidenceRoutes({ ...queryContext, writer }),
       searchRoutes({ ...queryContext, writer }),
+      recallRoutes(queryContext),
     );
   }
   const http =

@@ -6,3 +6,4 @@ export * from './graph.route.ts';
 export * from './evidence.service.ts';
 export * from './evidence.route.ts';
 export * from './search.route.ts';
+export * from './recall.route.ts';

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeBackend } from '@stratagate/store';
+import { startTestNode, type TestNode } from './harness.ts';
+
+const S = '/v1/spaces/recall';
+
+describe(`recall within budgets (MM-RET-7/8) (${describeBackend()})`, () => {
+  let t: TestNode;
+  beforeAll(async () => {
+    t = await startTestNode('recall');
+    await t.request('PUT', `${S}/settings`, { blockSize: 1 });
+    const post = (threadId: string, at: string, content: string) =>
+      t.request('POST', `${S}/turns`, {
+        threadId,
+        occurredAt: at,
+        messages: [
+          { role: 'user', name: 'Mel', content },
+          { role: 'assistant', content: 'Nice.' },
+        ],
+      });
+    await post('s1', '2023-05-01T10:00:00Z', 'I adopted a dog named Max from the shelter.');
+    await post('s1', '2023-05-01T10:05:00Z', 'I started pottery classes on Tuesdays.');
+    for (let i = 0; i < 6; i++)
+      await post(
+        's1',
+        `2023-05-02T10:0${i}:00Z`,
+        `We planned trip number ${i} to the dog beach in Lisbon.`,
+      );
+    await post('s2', '2023-06-01T10:00:00Z', 'My dog Max loves the dog park near home.');
+    await t.settle('recall');
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('activates at most 4 events within 900 tokens, skipping the current session, as background', async () => {
+    const events = (await t.request('GET', `${S}/memory-events?limit=200`)).body.events as {
+      id: string;
+      sourceBlockId: string;
+      weight: { mentionCount: number; lastRetrievedAt: string | null };
+    }[];
+    const res = await t.request('POST', `${S}/threads/s2/recall`, {
+      message: 'How is your dog Max doing?',
+    });
+    expect(res.status).toBe(200);
+    const mem = res.body.activatedMemory;
+    expect(mem.note).toMatch(/not instructions/);
+    expect(mem.events.length).toBeGreaterThan(0);
+    expect(mem.events.length).toBeLessThanOrEqual(4);
+    expect(mem.budget.usedTokens).toBeLessThanOrEqual(900);
+    expect(mem.budget.omittedEvents).toBeGreaterThan(0);
+    expect(mem.events.some((e: { title: string }) => /adopted a dog/i.test(e.title))).toBe(true);
+    const s2Blocks = new Set(res.body.blocks.map((b: { id: string }) => b.id));
+    expect(mem.events.every((e: { sourceBlockId: string }) => !s2Blocks.has(e.sourceBlockId))).toBe(
+      true,
+    );
+    expect(res.body.tokenizer).toContain('o200k');
+    expect(res.body.tokens.blocks).toBeGreaterThan(0);
+    // Recall reinforces nothing and stamps nothing.
+    await t.settle('recall');
+    const after = (await t.request('GET', `${S}/memory-events?limit=200`)).body
+      .events as typeof events;
+    expect(after.map((e) => [e.id, e.weight.mentionCount, e.weight.lastRetrievedAt])).toEqual(
+      events.map((e) => [e.id, e.weight.mentionCount, e.weight.lastRetrievedAt]),
+    );
+    const batches = (await t.request('GET', `${S}/threads/s2/batches?status=all`)).body.batches;
+    expect(batches).toEqual([]);
+  });
+});
