@@ -57,6 +57,7 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
       primary key (tenant_id, space_id, turn_id)
     )`,
     sql`create index if not exists turns_open_tail on ${s}.turns (tenant_id, space_id, thread_id, thread_turn)`,
+    sql`create index if not exists turns_by_block on ${s}.turns (tenant_id, space_id, block_id)`,
     sql`create table if not exists ${s}.messages (
       tenant_id text not null,
       space_id text not null,
