@@ -37,7 +37,8 @@ describe(`model failures end in bounded retries and a visible failed job (${desc
     const model = createOpenAiCompatibleProvider({
       baseUrl: fake.baseUrl,
       model: 'fake-model',
-      timeoutMs: 300,
+      // Long enough that a busy CI machine never times out a scripted reply by accident.
+      timeoutMs: 1500,
       maxRetries: 1,
       sleep: async () => {},
     });
