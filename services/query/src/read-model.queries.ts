@@ -117,3 +117,21 @@ export async function getEvent(
   if (statuses) q = q.where('status', 'in', statuses);
   return q.executeTakeFirst();
 }
+
+/** Several memory events of the space in the given statuses (unordered). */
+export async function getEvents(
+  db: Kysely<ReadModelTables>,
+  s: SpaceRef,
+  eventIds: readonly string[],
+  statuses: MemoryEventStatus[],
+) {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('memory_events')
+    .selectAll()
+    .where('tenant_id', '=', s.tenantId)
+    .where('space_id', '=', s.spaceId)
+    .where('event_id', 'in', [...eventIds])
+    .where('status', 'in', statuses)
+    .execute();
+}

@@ -4,7 +4,14 @@ import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@strat
 import { searchIndex, type MemoryEventRow } from '@stratagate/store';
 import { blockView } from './block-views.ts';
 import type { QueryContext } from './blocks.route.ts';
-import { getSpace, getThread, openTail, rm, threadBlocks } from './read-model.queries.ts';
+import {
+  getEvents,
+  getSpace,
+  getThread,
+  openTail,
+  rm,
+  threadBlocks,
+} from './read-model.queries.ts';
 import { TOKENIZER, tokenCount } from './token-count.ts';
 
 const MAX_EVENTS = 4;
@@ -66,17 +73,7 @@ export function recallRoutes(ctx: QueryContext) {
           .execute();
         const ids = [...new Set([...hits.map((h) => h.id), ...standing.map((s) => s.event_id)])];
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
-        const rows =
-          ids.length === 0
-            ? []
-            : await db
-                .selectFrom('memory_events')
-                .selectAll()
-                .where('tenant_id', '=', space.tenantId)
-                .where('space_id', '=', space.spaceId)
-                .where('event_id', 'in', ids)
-                .where('status', 'in', ['active', 'superseded'])
-                .execute();
+        const rows = await getEvents(db, space, ids, ['active', 'superseded']);
         // Events from the current session's blocks are already in its own context.
         const candidates = new Map(
           rows.filter((r) => !sessionBlocks.has(r.source_block_id)).map((r) => [r.event_id, r]),

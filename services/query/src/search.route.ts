@@ -3,7 +3,7 @@ import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@strat
 import { searchIndex } from '@stratagate/store';
 import { openBatch, type EvidenceContext } from './evidence.service.ts';
 import { eventCard } from './memory-events.route.ts';
-import { getSpace, rm } from './read-model.queries.ts';
+import { getEvents, getSpace, rm } from './read-model.queries.ts';
 
 const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
 const SCORE_MEANING = 'BM25 relevance; orders results only, never a probability of truth';
@@ -155,17 +155,7 @@ export function searchRoutes(ctx: EvidenceContext) {
           offset,
         });
         const ids = ranked.map((r) => r.id);
-        const rows =
-          ids.length === 0
-            ? []
-            : await db
-                .selectFrom('memory_events')
-                .selectAll()
-                .where('tenant_id', '=', space.tenantId)
-                .where('space_id', '=', space.spaceId)
-                .where('event_id', 'in', ids)
-                .where('status', 'in', ['active', 'superseded'])
-                .execute();
+        const rows = await getEvents(db, space, ids, ['active', 'superseded']);
         const byId = new Map(rows.map((r) => [r.event_id, r]));
         const hits = ranked.flatMap((r) => {
           const row = byId.get(r.id);
