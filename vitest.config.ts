@@ -7,7 +7,11 @@ export default defineConfig({
         test: {
           name: 'unit',
           sequence: { groupOrder: 0 },
-          include: ['libs/**/*.unit.spec.ts', 'services/**/*.unit.spec.ts'],
+          include: [
+            'libs/**/*.unit.spec.ts',
+            'services/**/*.unit.spec.ts',
+            'infra/**/*.unit.spec.ts',
+          ],
         },
       },
       {
@@ -19,6 +23,7 @@ export default defineConfig({
             'services/**/*.int.spec.ts',
             'services/**/*.e2e.spec.ts',
             'test/**/*.spec.ts',
+            'eval/**/*.e2e.spec.ts',
           ],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -25,12 +25,22 @@ export interface TestResponse {
 /** All four roles in one process on a fresh database (PGlite, or a new one on DATABASE_URL). */
 export async function startTestNode(
   label: string,
-  options: { model?: ModelPort; roles?: string; now?: () => Date } = {},
+  options: {
+    model?: ModelPort;
+    roles?: string;
+    now?: () => Date;
+    /** Further settings by env name (e.g. STRATAGATE_REMEMBER_ENABLED). */
+    config?: Record<string, string>;
+  } = {},
 ): Promise<TestNode> {
   const database = await openTestDatabase(label);
   const config = loadConfig(
     {},
-    { STRATAGATE_ROLES: options.roles ?? 'all', STRATAGATE_LOG_LEVEL: 'silent' },
+    {
+      STRATAGATE_ROLES: options.roles ?? 'all',
+      STRATAGATE_LOG_LEVEL: 'silent',
+      ...options.config,
+    },
   );
   const node = await startNode(config, {
     database,

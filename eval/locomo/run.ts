@@ -1,12 +1,15 @@
 /**
  * `npm run eval:locomo -- --data <file> [--k 5,10,25] [--out <dir>] [--limit-conversations N]`
+ * `  [--answer [--repeats 3] [--rounds 4] [--judge-model <name>] [--limit-questions N]]`
  *
  * Turn-level retrieval on LoCoMo through the real system: all four roles in this process
  * (test/harness.ts wiring; in-memory PGlite, or a fresh database on DATABASE_URL) with the offline
  * provider (startTestNode reads no model settings from the environment). Each sample becomes a space, each session a
  * thread, each dataset turn one ingested turn; after consolidation settles, every question is
  * asked of event search and raw search, both mapped to source turns and fused with RRF. A plain
- * BM25 over the same turns is scored in the same run.
+ * BM25 over the same turns is scored in the same run. With `--answer` (a model configured with
+ * STRATAGATE_MODEL_*), the scored questions are also answered by an agent through the evidence
+ * gate and graded by an LLM judge (answer-mode.ts), reported beside the retrieval report.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
@@ -17,8 +20,16 @@ import { sql } from 'kysely';
 import { rrfFuse, RRF_K } from '@stratagate/domain';
 import { startTestNode, type TestNode } from '../../test/harness.ts';
 import {
+  AnswerModeConfigError,
+  answerModelsFromEnv,
+  createAnswerMode,
+  type AnswerModeOptions,
+  type AnswerReport,
+} from './answer-mode.ts';
+import {
   normaliseEvidence,
   sessionsOf,
+  type LocomoQa,
   type LocomoSample,
   type LocomoSession,
   type LocomoTurn,
@@ -44,6 +55,8 @@ export const EVAL_SETTINGS = {
     'BM25 over turn content (text + photo caption), k1 1.2, b 0.75, tokenize() of @stratagate/domain',
   timeOfTurn: 'session date (UTC) + turn index minutes',
   analyzeAfterSettle: true,
+  /** Each session is a thread; the host closes it when the session ends (its tail is sealed). */
+  closeSessions: true,
 } as const;
 
 export const CATEGORIES = [1, 2, 3, 4, 5] as const;
@@ -59,6 +72,8 @@ export interface LocomoEvalOptions {
   log?: (line: string) => void;
   /** Called after a sample is ingested and settled, before its questions (tests look inside). */
   afterIngest?: (ctx: { node: TestNode; spaceId: string; sample: LocomoSample }) => Promise<void>;
+  /** Answer mode: agent + judge over the scored questions; writes locomo-answer.{json,md}. */
+  answer?: AnswerModeOptions;
 }
 
 export interface SystemVsBaseline {
@@ -118,6 +133,7 @@ export interface LocomoEvalReport {
   conversations: ConversationReport[];
   questions: QuestionResult[];
   markdown: string;
+  answer?: AnswerReport;
 }
 
 interface Hit {
@@ -394,6 +410,8 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
   }
   if (limit !== undefined) samples = samples.slice(0, limit);
 
+  // Before any ingest: bad answer-mode settings fail at once.
+  const answerMode = options.answer ? createAnswerMode(options.answer, log) : null;
   const t = await startTestNode('locomo_eval');
   const questions: QuestionResult[] = [];
   const conversations: ConversationReport[] = [];
@@ -432,6 +450,12 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
           done++;
           if (done % 100 === 0) log(`${tag} ingested ${done}/${turns.length} turns`);
         }
+        if (EVAL_SETTINGS.closeSessions) {
+          const closed = await t.request('POST', `${base}/threads/${session.threadId}/close`);
+          if (closed.status !== 200 && closed.status !== 202) {
+            throw new Error(`close ${session.threadId}: HTTP ${closed.status}`);
+          }
+        }
       }
       turnsIngested += done;
       log(`${tag} ingested ${done}/${turns.length} turns in ${sessions.length} sessions; settling`);
@@ -451,6 +475,7 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
       const bm25 = new TurnBm25(turns);
       const threadId = sessions[0]?.threadId ?? 'session-1';
       const mine: QuestionResult[] = [];
+      const scoredQa: { index: number; qa: LocomoQa }[] = [];
       let excludedHere = 0;
       for (const [qi, qa] of sample.qa.entries()) {
         if (!CATEGORIES.includes(qa.category as (typeof CATEGORIES)[number])) {
@@ -477,6 +502,7 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
           systemScore: scoreQuestion(evidence.ids, system, ks),
           baselineScore: scoreQuestion(evidence.ids, baseline, ks),
         });
+        scoredQa.push({ index: qi, qa });
         if ((qi + 1) % 50 === 0) log(`${tag} questions ${qi + 1}/${sample.qa.length}`);
       }
       const t3 = performance.now();
@@ -501,6 +527,16 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
         `${tag} ${mine.length} questions in ${((t3 - t2) / 1000).toFixed(1)} s; ` +
           `R@${ks[0]} system ${pct(c.system.recall[ks[0]!])} vs BM25 ${pct(c.baseline.recall[ks[0]!])}`,
       );
+      if (answerMode) {
+        await answerMode.runSample({
+          node: t,
+          spaceId,
+          sample,
+          questions: scoredQa,
+          settle: () => settle(t, spaceId),
+          tag,
+        });
+      }
     }
   } finally {
     await t.stop();
@@ -521,18 +557,34 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
       excludedOtherCategory,
       droppedEvidenceIds,
     },
-    seconds: round((performance.now() - started) / 1000),
+    // Retrieval only: answer mode reports its own time.
+    seconds: round((performance.now() - started) / 1000 - (answerMode?.seconds() ?? 0)),
     overall: breakdown(questions, ks),
     conversations,
     questions,
   };
-  const report: LocomoEvalReport = { ...partial, markdown: markdown(partial) };
+  const report: LocomoEvalReport = {
+    ...partial,
+    markdown: markdown(partial),
+    ...(answerMode
+      ? { answer: answerMode.finish({ dataset: partial.dataset, backend: partial.backend }) }
+      : {}),
+  };
   const outDir = options.outDir === undefined ? 'eval/out' : options.outDir;
   if (outDir !== null) {
     await mkdir(outDir, { recursive: true });
-    await writeFile(resolve(outDir, 'locomo.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const { answer: _answer, ...retrieval } = report;
+    await writeFile(resolve(outDir, 'locomo.json'), `${JSON.stringify(retrieval, null, 2)}\n`);
     await writeFile(resolve(outDir, 'locomo.md'), report.markdown);
     log(`[locomo] wrote ${resolve(outDir, 'locomo.json')} and locomo.md`);
+    if (report.answer) {
+      await writeFile(
+        resolve(outDir, 'locomo-answer.json'),
+        `${JSON.stringify(report.answer, null, 2)}\n`,
+      );
+      await writeFile(resolve(outDir, 'locomo-answer.md'), report.answer.markdown);
+      log(`[locomo] wrote ${resolve(outDir, 'locomo-answer.json')} and locomo-answer.md`);
+    }
   }
   return report;
 }
@@ -546,26 +598,50 @@ async function main() {
       k: { type: 'string', default: '5,10,25' },
       out: { type: 'string', default: 'eval/out' },
       'limit-conversations': { type: 'string' },
+      answer: { type: 'boolean', default: false },
+      repeats: { type: 'string' },
+      rounds: { type: 'string' },
+      'judge-model': { type: 'string' },
+      'limit-questions': { type: 'string' },
     },
   });
   if (!values.data) {
     throw new Error(
-      'usage: npm run eval:locomo -- --data <file> [--k 5,10,25] [--out <dir>] [--limit-conversations N]',
+      'usage: npm run eval:locomo -- --data <file> [--k 5,10,25] [--out <dir>] [--limit-conversations N] ' +
+        '[--answer [--repeats 3] [--rounds 4] [--judge-model <name>] [--limit-questions N]]',
     );
   }
+  const answerFlags = ['repeats', 'rounds', 'judge-model', 'limit-questions'] as const;
+  const stray = answerFlags.filter((f) => values[f] !== undefined);
+  if (!values.answer && stray.length > 0) {
+    throw new Error(`${stray.map((f) => `--${f}`).join(', ')}: only with --answer`);
+  }
   const limit = values['limit-conversations'];
+  const num = (x: string | undefined) => (x === undefined ? undefined : Number(x));
+  let answer: AnswerModeOptions | undefined;
+  if (values.answer) {
+    const models = answerModelsFromEnv(process.env, values['judge-model']);
+    answer = {
+      ...models,
+      rounds: num(values.rounds),
+      repeats: num(values.repeats),
+      limitQuestions: num(values['limit-questions']),
+    };
+  }
   const report = await runLocomoEval({
     data: values.data,
     ks: values.k.split(',').map((k) => Number(k.trim())),
     outDir: values.out,
     ...(limit !== undefined ? { limitConversations: Number(limit) } : {}),
+    ...(answer ? { answer } : {}),
   });
   console.log(report.markdown);
+  if (report.answer) console.log(report.answer.markdown);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
+    console.error(err instanceof AnswerModeConfigError ? `eval:locomo: ${err.message}` : err);
+    process.exit(err instanceof AnswerModeConfigError ? 2 : 1);
   });
 }

@@ -1,4 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -68,6 +69,13 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       security: [{ apiKey: [] }],
     },
     transform: jsonSchemaTransform,
+  });
+  // The docs page: Swagger UI over the same document, served from the package's own assets (no
+  // network). Outside /v1, so it needs no key; "Authorize" takes one for "Try it out".
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    staticCSP: true,
   });
 
   app.setErrorHandler((error, request, reply) => {

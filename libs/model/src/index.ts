@@ -32,6 +32,7 @@ export {
 } from './openai/config.ts';
 export { blockSummaryPrompt } from './openai/prompts/block-summary.prompt.ts';
 export { memoryEventsPrompt } from './openai/prompts/memory-events.prompt.ts';
+export { rememberDeciderPrompt } from './openai/prompts/remember-decider.prompt.ts';
 export type { ChatMessage, PromptModule } from './openai/prompts/prompt-module.ts';
 export {
   reply as fakeOpenAiReply,
@@ -50,3 +51,10 @@ export {
   OFFLINE_GRAPH_PROMPT_VERSION,
   proposeGraphOffline,
 } from './offline/graph/propose-graph.ts';
+export {
+  createJsonChat,
+  JsonChatOutputError,
+  type JsonChat,
+  type JsonChatCost,
+  type JsonChatResult,
+} from './openai/json-chat.ts';

@@ -75,6 +75,37 @@ export interface ModelPort {
     input: GraphProposalInput,
     options?: { signal?: AbortSignal },
   ): Promise<GraphProposalResult>;
+  /**
+   * Optional (MM-REM-4): decides what an ambiguous "remember" means. Without it, ambiguity is
+   * marked as a conflict. The caller bounds it (≤ 30 s) and validates the ids it names.
+   */
+  decideRemember?(
+    input: RememberDeciderInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<RememberDecisionResult>;
+}
+
+/** MM-REM-4: a new agent memory and the existing events it partly overlaps. */
+export interface RememberDeciderInput {
+  content: string;
+  category: string | null;
+  candidate: { title: string; summary: string };
+  matches: { id: string; title: string; summary: string; containment: number }[];
+}
+
+export interface RememberDecision {
+  action: 'IGNORE' | 'MERGE' | 'SUPERSEDE' | 'KEEP_BOTH';
+  targetIds: string[];
+  confidence?: number | undefined;
+  reason: string;
+}
+
+export interface RememberDecisionResult {
+  output: RememberDecision;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
 }
 
 export interface GraphProposalResult {

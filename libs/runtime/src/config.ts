@@ -48,6 +48,11 @@ export const ConfigSchema = z.object({
   STRATAGATE_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
+  STRATAGATE_REMEMBER_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe('agents may write memories directly (MM-REM-1)'),
   STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
   // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
   STRATAGATE_MODEL_BASE_URL: z.string().optional(),

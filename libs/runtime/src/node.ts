@@ -18,9 +18,11 @@ import {
 import {
   evidenceRoutes,
   graphRoutes,
+  graphSearchRoutes,
   memoryEventRoutes,
   queryRoutes,
   recallRoutes,
+  rememberRoutes,
   searchRoutes,
 } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
@@ -137,7 +139,14 @@ export async function startNode(
       graphRoutes(queryContext),
       evidenceRoutes({ ...queryContext, writer }),
       searchRoutes({ ...queryContext, writer }),
+      graphSearchRoutes({ ...queryContext, writer }),
       recallRoutes(queryContext),
+      rememberRoutes({
+        ...queryContext,
+        writer,
+        model: options.model ?? modelFromConfig(config),
+        enabled: config.STRATAGATE_REMEMBER_ENABLED,
+      }),
     );
   }
   const http =

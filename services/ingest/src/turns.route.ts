@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   DEFAULT_THREAD_ID,
+  decideCloseThread,
   decideConfigureSpace,
   decideRecordTurn,
   type DataOf,
@@ -73,6 +74,38 @@ export function ingestRoutes(ctx: IngestContext) {
           return reply.code(202).send(replay);
         }
         return reply.code(202).send(answer(outcome.records));
+      },
+    );
+
+    app.post(
+      '/v1/spaces/:spaceId/threads/:threadId/close',
+      {
+        schema: {
+          tags: ['ingest'],
+          summary: 'Close a session: seal its open tail now as a (shorter) block',
+          description:
+            'A thread is a session (MM-SPACE-3). Its last turns stay in the open tail until N turns have gathered; when the host knows the session has ended, closing it seals the tail so those turns reach summaries, extraction and raw search. Closing a thread with no open turns answers `sealed: false` and appends nothing. Later turns start a new tail.',
+          params: z.object({ spaceId: SpaceIdParam, threadId: IdParam }),
+        },
+      },
+      async (request, reply) => {
+        const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
+        const { threadId } = request.params;
+        const outcome = await ctx.writer.write(
+          space,
+          { occurredAt: ctx.now().toISOString(), threadId },
+          (state) => decideCloseThread(state, { threadId, newBlockId: () => newId('blk') }),
+        );
+        const sealed = outcome.status === 'appended' ? outcome.records[0] : undefined;
+        const data = sealed?.data as DataOf<'BlockSealed'> | undefined;
+        return reply.code(sealed ? 202 : 200).send({
+          spaceId: space.spaceId,
+          threadId,
+          sealed: sealed !== undefined,
+          blockId: data?.blockId ?? null,
+          turnRange: data ? [data.turnFrom, data.turnTo] : null,
+          position: sealed?.position ?? null,
+        });
       },
     );
 

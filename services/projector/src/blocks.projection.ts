@@ -121,16 +121,30 @@ export async function onBlockSealed(
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
-  // Raw search covers sealed L5 messages (MM-RET-6); indexed in the seal's transaction.
+  // Raw search covers sealed L5 messages (MM-RET-6); indexed in the seal's transaction, each with
+  // the thread's previous message as context (the one before the block for its first message).
+  const before = await rm
+    .selectFrom('messages')
+    .select('content')
+    .where('tenant_id', '=', tenantId)
+    .where('space_id', '=', spaceId)
+    .where('thread_id', '=', d.threadId)
+    .where('thread_turn', '<', d.turnFrom)
+    .orderBy('thread_turn', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   await indexMessages(
     rm,
     schema,
     { tenantId, spaceId },
-    messages.map((m) => ({
+    messages.map((m, i) => ({
       messageId: m.message_id,
       threadId: m.thread_id,
       blockId: d.blockId,
       content: m.content,
+      speaker: m.name,
+      previous: i > 0 ? messages[i - 1]!.content : (before?.content ?? null),
       createdAt: m.occurred_at,
     })),
   );

@@ -7,6 +7,8 @@ import {
   onMemoryAdopted,
 } from './evidence.projection.ts';
 import { onGraphProjected } from './graph.projection.ts';
+import { reindexAfterEventChanges } from './graph-search.projection.ts';
+import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
 import type { Projection } from './projection.ts';
 import {
@@ -71,7 +73,7 @@ export const coreProjection: Projection = {
           await onReconsolidationRequested(rm, record, meta);
           break;
         case 'GraphProjected':
-          await onGraphProjected(rm, record, meta);
+          await onGraphProjected(rm, schema, record, meta);
           break;
         case 'EvidenceBatchOpened':
           await onEvidenceBatchOpened(rm, record, meta);
@@ -88,11 +90,16 @@ export const coreProjection: Projection = {
         case 'BlockExpanded':
           await onBlockExpanded(rm, record, meta);
           break;
+        case 'AgentMemoryRecorded':
+          await onAgentMemoryRecorded(rm, schema, record, meta);
+          break;
         default: {
           const never: never = record;
           throw new Error(`unhandled record ${(never as DecodedRecord).type}`);
         }
       }
+      // Graph search documents follow the statuses of the events they cite (MM-RET-5).
+      await reindexAfterEventChanges(rm, schema, record);
     }
     await flushTurns();
   },

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { normaliseEntityName, type DecodedRecord, type RecordOf } from '@stratagate/domain';
 import type { ReadModelTables } from '@stratagate/store';
 import { unappliedBlock, updateBlock } from './blocks.projection.ts';
+import { nodesTouchedBy, reindexGraphNodes } from './graph-search.projection.ts';
 
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
@@ -12,9 +13,15 @@ const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a,
 /**
  * Applies recorded graph operations (planned by the consolidator with the MM-GRF rules) in order.
  * Adds are insert-on-conflict-do-nothing and updates carry position guards, so a batch delivered
- * twice changes nothing. Events learn which nodes they back (`participant_node_ids`).
+ * twice changes nothing. Events learn which nodes they back (`participant_node_ids`). The search
+ * documents of every node the batch touched are recomputed in the same transaction (MM-RET-5).
  */
-export async function onGraphProjected(rm: Rm, rec: RecordOf<'GraphProjected'>, meta: Meta) {
+export async function onGraphProjected(
+  rm: Rm,
+  schema: string,
+  rec: RecordOf<'GraphProjected'>,
+  meta: Meta,
+) {
   const b = await unappliedBlock(rm, meta, rec.data.blockId);
   if (!b || b.graph_status === 'completed') return;
   const { tenantId, spaceId } = meta.metadata;
@@ -164,6 +171,8 @@ export async function onGraphProjected(rm: Rm, rec: RecordOf<'GraphProjected'>, 
       .where('event_id', '=', eventId)
       .execute();
   }
+  const touched = await nodesTouchedBy(rm, { tenantId, spaceId }, rec.data.operations);
+  await reindexGraphNodes(rm, schema, { tenantId, spaceId }, touched);
   await updateBlock(rm, meta, b.block_id, {
     graph_status: 'completed',
     graph_attempts: rec.data.attempt,

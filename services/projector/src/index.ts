@@ -2,3 +2,4 @@ export * from './projection.ts';
 export * from './checkpoints.ts';
 export * from './runner.ts';
 export * from './core.projection.ts';
+export * from './graph-search.projection.ts';

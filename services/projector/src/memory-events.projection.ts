@@ -84,6 +84,8 @@ export async function onMemoryEventsExtracted(
           updated_at: meta.metadata.occurredAt,
           record_position: meta.position,
           participant_node_ids: '[]' as never,
+          pool: 'extracted' as const,
+          conflicts_with: '[]' as never,
           applied_position: meta.position,
         })),
       )

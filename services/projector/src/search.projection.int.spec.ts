@@ -15,6 +15,7 @@ import {
   indexEvents,
   indexMessages,
   memoryEventSearchFields,
+  rawMessageSearchFields,
   setEventStatus,
   type IndexedEvent,
   type IndexedMessage,
@@ -43,6 +44,8 @@ const messages: IndexedMessage[] = Array.from({ length: 120 }, (_, i) => ({
       ? '李明 will give the school talk on 12 March'
       : `turn ${i} about ${['lunch', 'school', 'budget', 'talk'][i % 4]} and ${['march', 'weather'][i % 2]}`,
   createdAt: `2024-03-${String(1 + (i % 7)).padStart(2, '0')}T10:00:00Z`,
+  // Some messages have a speaker, whose name is indexed with the content.
+  speaker: i % 5 === 0 ? 'Caroline' : i % 5 === 1 ? 'Melanie' : null,
 }));
 
 const events: IndexedEvent[] = Array.from({ length: 12 }, (_, i) => ({
@@ -83,9 +86,7 @@ describe(`search index maintenance (${describeBackend()})`, () => {
     // An overlapping batch only adds the new documents.
     expect(await indexMessages(database.db, schema, space, messages.slice(60))).toBe(40);
     expect(await indexMessages(database.db, schema, space, messages)).toBe(0);
-    const lengths = messages.map(
-      (m) => docTermFrequencies([{ text: m.content, weight: 1 }]).length,
-    );
+    const lengths = messages.map((m) => docTermFrequencies(rawMessageSearchFields(m)).length);
     expect(await readSearchStats(database.db, schema, space, 'message')).toEqual({
       docCount: 120,
       totalLength: lengths.reduce((a, b) => a + b, 0),
@@ -98,7 +99,14 @@ describe(`search index maintenance (${describeBackend()})`, () => {
   });
 
   it('search over the maintained index equals the exhaustive reference', async () => {
-    for (const query of ['school talk', 'march lunch', 'budget weather 42', '李明', 'school']) {
+    for (const query of [
+      'school talk',
+      'march lunch',
+      'budget weather 42',
+      '李明',
+      'school',
+      'what did Caroline say about lunch',
+    ]) {
       const actual = await searchIndex(database.db, schema, {
         space,
         kind: 'message',
@@ -108,7 +116,7 @@ describe(`search index maintenance (${describeBackend()})`, () => {
       const byCreated = new Map(messages.map((m) => [m.messageId, m.createdAt]));
       const expected = bm25Rank(
         query,
-        messages.map((m) => ({ id: m.messageId, fields: [{ text: m.content, weight: 1 }] })),
+        messages.map((m) => ({ id: m.messageId, fields: rawMessageSearchFields(m) })),
       ).sort(
         (a, b) =>
           b.score - a.score ||

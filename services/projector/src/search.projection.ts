@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { docTermFrequencies, type MemoryEventCard, type WeightedField } from '@stratagate/domain';
 import {
+  eventDocKind,
   SEALED_MESSAGE_STATUS,
   setSearchDocStatus,
   writeSearchDocs,
@@ -22,6 +23,10 @@ export interface IndexedMessage {
   threadId: string;
   blockId: string;
   content: string;
+  /** Who said it (the message's speaker name), when known. */
+  speaker?: string | null;
+  /** The thread's message before this one: what a reply answers. */
+  previous?: string | null;
   createdAt: string;
 }
 
@@ -34,9 +39,27 @@ export interface IndexedEvent {
   fields: readonly WeightedField[];
   /** Initial status; default 'active'. */
   status?: string;
+  /** Default 'extracted'; agent events (MM-REM) are indexed and ranked as their own pool. */
+  pool?: 'extracted' | 'agent';
 }
 
-/** Indexes sealed L5 messages (MM-RET-6: field = content, weight 1). Returns how many were new. */
+/**
+ * Raw search fields of a sealed message (MM-RET-6), each at weight 1: its content; the speaker's
+ * name, so "what did Caroline say about …" prefers Caroline's own messages; and the thread's
+ * previous message, because a reply ("a sunset, with a lake") often only makes sense with what it
+ * answers ("what did you paint?"). The hit is still the message itself.
+ */
+export function rawMessageSearchFields(
+  m: Pick<IndexedMessage, 'content' | 'speaker' | 'previous'>,
+) {
+  return [
+    { text: m.content, weight: 1 },
+    { text: m.speaker ?? '', weight: 1 },
+    { text: m.previous ?? '', weight: 1 },
+  ];
+}
+
+/** Indexes sealed L5 messages. Returns how many were new. */
 export async function indexMessages(
   rm: Rm,
   schema: string,
@@ -54,7 +77,7 @@ export async function indexMessages(
       blockId: m.blockId,
       createdAt: m.createdAt,
       status: SEALED_MESSAGE_STATUS,
-      ...docTermFrequencies([{ text: m.content, weight: 1 }]),
+      ...docTermFrequencies(rawMessageSearchFields(m)),
     })),
   );
 }
@@ -78,27 +101,33 @@ export function memoryEventSearchFields(e: MemoryEventCard): WeightedField[] {
   ];
 }
 
-/** Indexes memory events with their weighted fields. Returns how many were new. */
+/** Indexes memory events with their weighted fields, each in its pool. Returns how many were new. */
 export async function indexEvents(
   rm: Rm,
   schema: string,
   space: SearchSpace,
   events: readonly IndexedEvent[],
 ): Promise<number> {
-  return writeSearchDocs(
-    rm,
-    schema,
-    space,
-    'event',
-    events.map((e) => ({
-      docId: e.id,
-      threadId: e.threadId,
-      blockId: e.blockId,
-      createdAt: e.createdAt,
-      status: e.status ?? 'active',
-      ...docTermFrequencies(e.fields),
-    })),
-  );
+  let inserted = 0;
+  for (const pool of ['extracted', 'agent'] as const) {
+    const docs = events.filter((e) => (e.pool ?? 'extracted') === pool);
+    if (docs.length === 0) continue;
+    inserted += await writeSearchDocs(
+      rm,
+      schema,
+      space,
+      eventDocKind(pool),
+      docs.map((e) => ({
+        docId: e.id,
+        threadId: e.threadId,
+        blockId: e.blockId,
+        createdAt: e.createdAt,
+        status: e.status ?? 'active',
+        ...docTermFrequencies(e.fields),
+      })),
+    );
+  }
+  return inserted;
 }
 
 /**
@@ -115,5 +144,7 @@ export async function setEventStatus(
   status: string,
 ): Promise<number> {
   const ids = typeof eventId === 'string' ? [eventId] : eventId;
-  return setSearchDocStatus(rm, schema, space, 'event', ids, status);
+  // An event id lives in one pool; the other statement finds nothing to change.
+  const extracted = await setSearchDocStatus(rm, schema, space, 'event', ids, status);
+  return extracted + (await setSearchDocStatus(rm, schema, space, 'agent_event', ids, status));
 }

@@ -7,3 +7,7 @@ export * from './evidence.service.ts';
 export * from './evidence.route.ts';
 export * from './search.route.ts';
 export * from './recall.route.ts';
+export * from './event-search.ts';
+export * from './remember.route.ts';
+export * from './graph-search.ts';
+export * from './graph-search.route.ts';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { eventWeight, normaliseEntityName, rrfFuse, tokenize } from '@stratagate/domain';
+import { eventWeight, rrfFuse } from '@stratagate/domain';
 import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
-import { searchIndex, type MemoryEventRow } from '@stratagate/store';
+import type { MemoryEventRow } from '@stratagate/store';
+import { searchEvents } from './event-search.ts';
+import { searchGraph } from './graph-search.ts';
 import { blockView } from './block-views.ts';
 import type { QueryContext } from './blocks.route.ts';
 import {
@@ -57,11 +59,12 @@ export function recallRoutes(ctx: QueryContext) {
           ...tail.filter((m) => tailTurns.includes(m.turn_id)).map((m) => m.content),
         ].join('\n');
 
-        const hits = await searchIndex(ctx.db, ctx.schema, {
-          space,
-          kind: 'event',
+        // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
+        const hits = await searchEvents(ctx.db, ctx.schema, space, spaceRow.turn_counter, {
           query,
           limit: 20,
+          offset: 0,
+          agentMemoryWeight: 1,
         });
         const standing = await db
           .selectFrom('memory_events')
@@ -76,7 +79,9 @@ export function recallRoutes(ctx: QueryContext) {
         const rows = await getEvents(db, space, ids, ['active', 'superseded']);
         // Events from the current session's blocks are already in its own context.
         const candidates = new Map(
-          rows.filter((r) => !sessionBlocks.has(r.source_block_id)).map((r) => [r.event_id, r]),
+          rows
+            .filter((r) => r.source_block_id === null || !sessionBlocks.has(r.source_block_id))
+            .map((r) => [r.event_id, r]),
         );
         const weightOf = (r: MemoryEventRow) =>
           eventWeight({
@@ -123,32 +128,39 @@ export function recallRoutes(ctx: QueryContext) {
           events.push(card);
         }
 
-        // Graph nodes named in the query (case-folded; spaces, '_' and '-' removed), not cited
-        // only by this session's events; a full graph search (MM-RET-5) replaces this match.
-        const words = new Set(
-          tokenize(query).map((t) => normaliseEntityName(t.replace(/^(word|han2|han1):/, ''))),
-        );
-        const nodes = await db
-          .selectFrom('graph_nodes')
-          .select(['node_id', 'name', 'type', 'normalised_name'])
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
-          .where('status', 'in', ['active', 'disputed'])
-          .where('normalised_name', 'in', words.size > 0 ? [...words] : [''])
-          .orderBy('node_id')
-          .limit(MAX_NODES)
-          .execute();
+        // Graph candidates: graph search hits (MM-RET-5, limit 12), skipping nodes citing this
+        // session's events; added while the limit and the budget allow.
+        const graphHits = await searchGraph(ctx, space, {
+          query,
+          limit: 12,
+          excludeThreadId: threadId,
+        });
         const graphNodes = [];
-        for (const n of nodes) {
-          const cost = tokenCount(`${n.name} (${n.type})`);
-          if (used + cost > ACTIVATED_BUDGET) break;
-          used += cost;
-          graphNodes.push({
-            id: n.node_id,
+        let omittedNodes = 0;
+        for (const n of graphHits) {
+          const card = {
+            id: n.id,
+            ref: n.ref,
             name: n.name,
             type: n.type,
-            ref: `graph-node:${n.node_id}`,
-          });
+            aliases: n.aliases,
+            tags: n.tags,
+            currentState: n.currentState,
+            status: n.status,
+            matchType: n.matchType,
+            matchReason: n.matchReason,
+            timeline: n.timeline,
+            rankScore: n.rankScore,
+          };
+          const cost = tokenCount(
+            `${n.name} (${n.type})\n${n.currentState}\n${n.timeline.map((e) => e.title).join('\n')}`,
+          );
+          if (graphNodes.length >= MAX_NODES || used + cost > ACTIVATED_BUDGET) {
+            omittedNodes++;
+            continue;
+          }
+          used += cost;
+          graphNodes.push(card);
         }
 
         const views = thread
@@ -175,6 +187,7 @@ export function recallRoutes(ctx: QueryContext) {
               maxEvents: MAX_EVENTS,
               maxGraphNodes: MAX_NODES,
               omittedEvents: omitted,
+              omittedGraphNodes: omittedNodes,
             },
             events,
             graphNodes,

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
 import { searchIndex } from '@stratagate/store';
+import { EventSearchParams, searchEvents } from './event-search.ts';
 import { openBatch, type EvidenceContext } from './evidence.service.ts';
 import { eventCard } from './memory-events.route.ts';
 import { getEvents, getSpace, rm } from './read-model.queries.ts';
 
 const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
 const SCORE_MEANING = 'BM25 relevance; orders results only, never a probability of truth';
+const FUSED_SCORE_MEANING =
+  'reciprocal-rank fusion of BM25, structured filters and pools; orders results only, never a probability of truth';
 const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
 
 /**
@@ -131,13 +134,10 @@ export function searchRoutes(ctx: EvidenceContext) {
       {
         schema: {
           tags: ['gate'],
-          summary: 'Search memory events (BM25 over weighted fields); opens an evidence batch',
+          summary:
+            'Search memory events (BM25, structured filters, RRF over the extracted and agent pools); opens an evidence batch',
           params: ThreadParams,
-          body: z.object({
-            query: z.string().min(1).max(2000),
-            limit: z.number().int().min(1).max(20).default(6),
-            offset: z.number().int().min(0).default(0),
-          }),
+          body: EventSearchParams,
         },
       },
       async (request) => {
@@ -146,16 +146,19 @@ export function searchRoutes(ctx: EvidenceContext) {
         const db = rm(ctx.db, ctx.schema);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const { query, limit, offset } = request.body;
-        const ranked = await searchIndex(ctx.db, ctx.schema, {
+        const ranked = await searchEvents(
+          ctx.db,
+          ctx.schema,
           space,
-          kind: 'event',
-          query,
-          limit,
-          offset,
-        });
-        const ids = ranked.map((r) => r.id);
-        const rows = await getEvents(db, space, ids, ['active', 'superseded']);
+          spaceRow.turn_counter,
+          request.body,
+        );
+        const rows = await getEvents(
+          db,
+          space,
+          ranked.map((r) => r.id),
+          ['active', 'superseded'],
+        );
         const byId = new Map(rows.map((r) => [r.event_id, r]));
         const hits = ranked.flatMap((r) => {
           const row = byId.get(r.id);
@@ -169,7 +172,7 @@ export function searchRoutes(ctx: EvidenceContext) {
               summary: cut(card.summary, 800),
               sourceTime: row.happened_start ?? row.mentioned_at ?? row.created_at,
               rankScore: r.score,
-              scoreMeaning: SCORE_MEANING,
+              scoreMeaning: FUSED_SCORE_MEANING,
             },
           ];
         });
@@ -177,9 +180,9 @@ export function searchRoutes(ctx: EvidenceContext) {
         const { batchId } = await openBatch(ctx, space, {
           threadId,
           operation: 'search_events',
-          query,
+          query: request.body.query,
           refs,
-          retrievedEventIds: hits.map((h) => h.id),
+          retrievedEventIds: request.body.trackRetrieval ? hits.map((h) => h.id) : [],
         });
         return { batchId, evidenceRefs: refs, hits };
       },

@@ -3,3 +3,4 @@ export * from './temporal-repair.ts';
 export * from './catalog-hints.ts';
 export * from './admission.ts';
 export * from './weight.ts';
+export * from './remember.ts';

@@ -28,3 +28,23 @@ export { DISPUTE_BELOW_CONFIDENCE } from './graph-timeline.ts';
 export { planGraphUpdate } from './graph-planner.ts';
 export { effectiveNode, MAX_GRAPH_PROVENANCE, type EffectiveNode } from './graph-effective.ts';
 export { applyGraphOperations } from './graph-reducer.ts';
+export {
+  DEFAULT_GRAPH_SEARCH_LIMIT,
+  GRAPH_CARD_STATE_MAX,
+  GRAPH_SEARCH_WEIGHTS,
+  GRAPH_TIMELINE_MAX,
+  graphCardState,
+  graphNodeSearchFields,
+  graphSearchView,
+  graphTimeline,
+  matchGraphNode,
+  MAX_GRAPH_SEARCH_LIMIT,
+  type GraphMatch,
+  type GraphMatchField,
+  type GraphMatchType,
+  type GraphSearchEdge,
+  type GraphSearchFact,
+  type GraphSearchView,
+  type GraphTimelineEntry,
+  type GraphTimelineKind,
+} from './graph-match.ts';

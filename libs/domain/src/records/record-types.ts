@@ -45,6 +45,8 @@ export const BlockSealed = z.object({
     spaceTurnTo: z.number().int().positive(),
     turnIds: z.array(z.string().min(1)).min(1),
     blockSize: z.number().int().positive(),
+    /** `size`: the tail reached N turns (MM-BLK-3); `closed`: the host closed the session. */
+    reason: z.enum(['size', 'closed']).optional(),
   }),
 });
 
@@ -200,6 +202,50 @@ export const MemoryAdopted = z.object({
   }),
 });
 
+/** An event recorded by an agent (MM-REM): sources may be open-tail messages, not a sealed block. */
+export const AgentMemoryEvent = MemoryEventCard.extend({
+  sourceBlockId: z.string().min(1).nullable(),
+  sourceMessageIds: z.array(z.string()).max(6),
+});
+
+/**
+ * MM-REM-1..5: one "remember" call and what the gate (and the optional model decider) decided.
+ * Recorded with the decision, so replay applies it without re-running the gate or the model.
+ */
+export const AgentMemoryRecorded = z.object({
+  type: z.literal('AgentMemoryRecorded'),
+  data: z.object({
+    requestId: z.string().min(1),
+    threadId: z.string().min(1),
+    content: z.string().min(1),
+    category: z.enum(['preference', 'decision', 'correction', 'fact']).nullable(),
+    outcome: z.enum(['ADDED', 'REINFORCED', 'CONFLICT_MARKED', 'IGNORED', 'MERGED', 'SUPERSEDED']),
+    /** Why: clear-new, exact-duplicate, containment-duplicate, heuristic-conflict, decider, … */
+    gate: z.string().min(1),
+    /** Space turn of the call: the anchor of a reinforced event (MM-WGT-3). */
+    turn: z.number().int().nonnegative(),
+    /** The written event (ADDED, CONFLICT_MARKED, MERGED, SUPERSEDED). */
+    event: AgentMemoryEvent.nullable(),
+    reinforcedEventId: z.string().nullable(),
+    containment: z.number().min(0).max(1).nullable(),
+    /** Ambiguous hits (containment ≥ 0.35) the decision was about. */
+    matchedEventIds: z.array(z.string()),
+    conflictsWithEventIds: z.array(z.string()),
+    supersededEventIds: z.array(z.string()),
+    decider: z
+      .object({
+        action: z.string().nullable(),
+        confidence: z.number().nullable(),
+        targetIds: z.array(z.string()),
+        downgradedFrom: z.enum(['MERGE', 'SUPERSEDE']).nullable(),
+        error: z.string().nullable(),
+        model: ModelProvenance.nullable(),
+      })
+      .nullable(),
+    provenance: z.enum(['open_tail', 'sealed_block', 'none']),
+  }),
+});
+
 /** MM-EVT-19: pin, forget (undoable) and restore a memory event; provenance is kept. */
 export const MemoryEventStateChanged = z.object({
   type: z.literal('MemoryEventStateChanged'),
@@ -245,6 +291,7 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   MemoryEventStateChanged,
   BlockExpanded,
   SpaceConfigured,
+  AgentMemoryRecorded,
 ]);
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
 export type RecordType = MemoryRecord['type'];
@@ -268,4 +315,5 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   MemoryEventStateChanged: 1,
   BlockExpanded: 1,
   SpaceConfigured: 1,
+  AgentMemoryRecorded: 1,
 };

@@ -1,3 +1,4 @@
+import * as stopwordLists from 'stopword';
 import { tokenize } from './tokenize.ts';
 
 /**
@@ -75,9 +76,24 @@ export function docTermFrequencies(fields: readonly WeightedField[]): {
   return { terms, length };
 }
 
-/** Unique query terms in first-seen order. */
+/** Unique query terms in first-seen order (plain BM25: every word counts). */
 export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query))];
+}
+
+const FUNCTION_WORDS = new Set(stopwordLists.eng.map((w) => `word:${w}`));
+
+/**
+ * Query analysis for search: the unique query terms without English function words ("what",
+ * "did", "the", …, the `stopword` package's list), so a question matches what it asks about
+ * rather than every other question in a conversation. A query made only of function words keeps
+ * them all: it is still a lexical query, answered by what matches it (or nothing), never a browse.
+ * Documents are indexed unchanged; only the query side is analysed.
+ */
+export function searchTerms(query: string): string[] {
+  const terms = queryTerms(query);
+  const content = terms.filter((t) => !FUNCTION_WORDS.has(t));
+  return content.length > 0 ? content : terms;
 }
 
 /** Ranks `docs` for `query`: scores > 0 only, best first, ties by id; no query term → []. */
@@ -86,7 +102,7 @@ export function bm25Rank(
   docs: readonly Bm25Doc[],
   options: Bm25Options = {},
 ): RankedId[] {
-  const terms = queryTerms(query);
+  const terms = searchTerms(query);
   if (terms.length === 0 || docs.length === 0) return [];
   const k1 = options.k1 ?? BM25_K1;
   const b = options.b ?? BM25_B;

@@ -77,7 +77,8 @@ export function clampTopK(topK: number | undefined): number {
   return Math.min(20, Math.max(1, Math.round(topK)));
 }
 
-export type DeciderAction = 'IGNORE' | 'MERGE' | 'SUPERSEDE';
+/** KEEP_BOTH: the decider sees a real contradiction to keep unresolved (a conflict, both written). */
+export type DeciderAction = 'IGNORE' | 'MERGE' | 'SUPERSEDE' | 'KEEP_BOTH';
 
 /** What the decider returned, or null when no decider is configured. */
 export type DeciderOutcome =
@@ -96,7 +97,7 @@ export type AmbiguousResolution =
     }
   | {
       outcome: 'CONFLICT_MARKED';
-      reason: 'heuristic-conflict' | 'decider-error' | 'downgraded';
+      reason: 'heuristic-conflict' | 'decider-error' | 'decider-conflict' | 'downgraded';
       downgradedFrom?: 'MERGE' | 'SUPERSEDE';
       confidence?: number;
       /** Linked both ways by the caller: the new event conflicts with these and they with it. */
@@ -124,6 +125,8 @@ export function resolveAmbiguous(
   switch (action) {
     case 'IGNORE':
       return { outcome: 'IGNORED' };
+    case 'KEEP_BOTH':
+      return { ...conflict, reason: 'decider-conflict', confidence };
     case 'MERGE':
     case 'SUPERSEDE': {
       const matched = new Set(matchedIds);
@@ -148,7 +151,9 @@ export function resolveAmbiguous(
 
 function parseAction(action: string): DeciderAction | undefined {
   const upper = action.trim().toUpperCase();
-  return upper === 'IGNORE' || upper === 'MERGE' || upper === 'SUPERSEDE' ? upper : undefined;
+  return upper === 'IGNORE' || upper === 'MERGE' || upper === 'SUPERSEDE' || upper === 'KEEP_BOTH'
+    ? upper
+    : undefined;
 }
 
 /** Missing or unusable confidence counts as 0.5 (MM-REM-4); valid values are clamped to 0–1. */

@@ -145,4 +145,14 @@ describe('resolveAmbiguous (MM-REM-4)', () => {
       outcome: 'IGNORED',
     });
   });
+
+  it('KEEP_BOTH → conflict marked by the decider; an unknown action is a decider error', () => {
+    expect(
+      resolveAmbiguous(matched, { ok: true, action: 'keep_both', confidence: 0.9 }),
+    ).toMatchObject({ outcome: 'CONFLICT_MARKED', reason: 'decider-conflict', confidence: 0.9 });
+    expect(resolveAmbiguous(matched, { ok: true, action: 'DELETE_ALL' })).toMatchObject({
+      outcome: 'CONFLICT_MARKED',
+      reason: 'decider-error',
+    });
+  });
 });

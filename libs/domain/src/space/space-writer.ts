@@ -89,6 +89,7 @@ export function evolveSpaceWriter(
     case 'MemoryAdopted':
     case 'MemoryEventStateChanged':
     case 'BlockExpanded':
+    case 'AgentMemoryRecorded':
       return state;
     default: {
       const never: never = record;
@@ -144,6 +145,36 @@ export function decideRecordTurn(state: SpaceWriterState, cmd: RecordTurnCommand
     },
   };
   return [turn, seal];
+}
+
+/**
+ * Closing a session (MM-SPACE-3: a space's threads are its sessions): the host says no more turns
+ * will come soon, so the open tail is sealed now as a shorter block instead of waiting for N
+ * turns that may never arrive. Without it a session's last turns would stay outside raw search,
+ * summaries and extraction for good. Nothing to seal → no record (closing twice is a no-op).
+ */
+export function decideCloseThread(
+  state: SpaceWriterState,
+  cmd: { threadId: string; newBlockId: () => string },
+): Extract<MemoryRecord, { type: 'BlockSealed' }>[] {
+  const t = state.threads.get(cmd.threadId);
+  if (!t || t.openTurnIds.length === 0) return [];
+  return [
+    {
+      type: 'BlockSealed',
+      data: {
+        blockId: cmd.newBlockId(),
+        threadId: cmd.threadId,
+        sequence: state.blockSequence + 1,
+        turnFrom: t.turnCount - t.openTurnIds.length + 1,
+        turnTo: t.turnCount,
+        spaceTurnTo: state.turnCounter,
+        turnIds: [...t.openTurnIds],
+        blockSize: state.blockSize,
+        reason: 'closed',
+      },
+    },
+  ];
 }
 
 export interface ConfigureSpaceCommand {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryRecord } from '../records/record-types.ts';
 import {
+  decideCloseThread,
   decideConfigureSpace,
   decideRecordTurn,
   evolveSpaceWriter,
@@ -28,7 +29,9 @@ function harness() {
       }),
     );
   const configure = (blockSize: number) => apply(decideConfigureSpace(state, { blockSize }));
-  return { state: state as SpaceWriterState, post, configure };
+  const close = (threadId: string) =>
+    apply(decideCloseThread(state, { threadId, newBlockId: () => `blk_${++ids}` }));
+  return { state: state as SpaceWriterState, post, configure, close };
 }
 
 const seals = (records: MemoryRecord[]) =>
@@ -114,5 +117,36 @@ describe('sealing (MM-BLK-2/3, MM-GEN-3)', () => {
     ];
     other.forEach((r, i) => evolveSpaceWriter(state, r, 100 + i));
     expect(state.batchCount).toBe(1);
+  });
+});
+
+describe('closing a session (MM-SPACE-3)', () => {
+  it('seals the open tail as a shorter block; closing again or an unknown thread is a no-op', () => {
+    const h = harness();
+    h.configure(3);
+    h.post('t1', 'a1');
+    h.post('t1', 'a2');
+    h.post('t1', 'a3'); // sealed by size
+    h.post('t2', 'b1');
+    h.post('t1', 'a4');
+    h.post('t1', 'a5');
+    const closed = seals(h.close('t1'));
+    expect(closed).toEqual([
+      expect.objectContaining({
+        threadId: 't1',
+        turnFrom: 4,
+        turnTo: 5,
+        turnIds: ['a4', 'a5'],
+        sequence: 2,
+        spaceTurnTo: 6,
+        reason: 'closed',
+      }),
+    ]);
+    expect(h.close('t1')).toEqual([]);
+    expect(h.close('nope')).toEqual([]);
+    // The other thread's tail is untouched, and the closed thread goes on counting turns.
+    expect(h.state.threads.get('t2')?.openTurnIds).toEqual(['b1']);
+    const [next] = h.post('t1', 'a6');
+    expect(next?.type === 'TurnRecorded' && next.data.threadTurn).toBe(6);
   });
 });

@@ -15,6 +15,7 @@ import {
 import { blockSummaryPrompt } from './prompts/block-summary.prompt.ts';
 import { graphProjectionPrompt } from './prompts/graph-projection.prompt.ts';
 import { memoryEventsPrompt } from './prompts/memory-events.prompt.ts';
+import { rememberDeciderPrompt } from './prompts/remember-decider.prompt.ts';
 import type { PromptModule } from './prompts/prompt-module.ts';
 import { checkAnswer, correctionTurn } from './structured-output.ts';
 
@@ -82,6 +83,8 @@ export function createOpenAiCompatibleProvider(config: OpenAiCompatibleConfig): 
       run(memoryEventsPrompt, input, 'invalid extraction output', options?.signal),
     proposeGraph: (input, options) =>
       run(graphProjectionPrompt, input, 'invalid graph proposal', options?.signal),
+    decideRemember: (input, options) =>
+      run(rememberDeciderPrompt, input, 'invalid remember decision', options?.signal),
   };
 }
 

@@ -1,3 +1,4 @@
 export * from './migrate.ts';
 export * from './tables.ts';
 export * from './graph-rows.ts';
+export * from './graph-views.ts';

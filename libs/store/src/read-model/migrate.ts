@@ -75,6 +75,9 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
       primary key (tenant_id, space_id, message_id)
     )`,
     sql`create index if not exists messages_by_turn on ${s}.messages (tenant_id, space_id, turn_id, seq)`,
+    // The message before a block, indexed as raw-search context of the block's first message.
+    sql`create index if not exists messages_by_thread on ${s}.messages
+      (tenant_id, space_id, thread_id, thread_turn desc, seq desc)`,
     sql`create table if not exists ${s}.blocks (
       tenant_id text not null,
       space_id text not null,
@@ -161,6 +164,15 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
     sql`alter table ${s}.blocks add column if not exists graph_next_retry_at timestamptz`,
     sql`alter table ${s}.blocks add column if not exists graph_last_error text`,
     sql`alter table ${s}.memory_events add column if not exists participant_node_ids jsonb not null default '[]'`,
+    // MM-RET-3 pools: 'extracted' by consolidation, 'agent' from remember (MM-REM).
+    sql`alter table ${s}.memory_events add column if not exists pool text not null default 'extracted'`,
+    // MM-EVT-10: conflicts linked from the other side (remember links both ways).
+    sql`alter table ${s}.memory_events add column if not exists conflicts_with jsonb not null default '[]'`,
+    // Agent events citing open-tail messages have no source block (MM-EVT-2).
+    sql`alter table ${s}.memory_events alter column source_block_id drop not null`,
+    // Which events a record just changed (graph-node re-indexing looks them up by position).
+    sql`create index if not exists memory_events_by_applied on ${s}.memory_events
+      (tenant_id, space_id, applied_position)`,
     sql`create table if not exists ${s}.graph_nodes (
       tenant_id text not null,
       space_id text not null,

@@ -152,7 +152,8 @@ export interface MemoryEventRow {
   tenant_id: string;
   space_id: string;
   event_id: string;
-  source_block_id: string;
+  /** Null only for agent events citing open-tail messages (MM-EVT-2). */
+  source_block_id: string | null;
   thread_id: string | null;
   title: string;
   summary: string;
@@ -181,6 +182,9 @@ export interface MemoryEventRow {
   updated_at: string;
   record_position: number;
   participant_node_ids: string[];
+  pool: 'extracted' | 'agent';
+  /** Events that marked a conflict with this one after it was written (MM-EVT-10). */
+  conflicts_with: string[];
   applied_position: number;
 }
 

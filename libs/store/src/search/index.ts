@@ -2,3 +2,4 @@ export * from './tables.ts';
 export * from './migrate.ts';
 export * from './maintain.ts';
 export * from './query.ts';
+export * from './event-filters.ts';

@@ -138,3 +138,57 @@ export async function setSearchDocStatus(
   `.execute(db);
   return result.rows[0]?.changed ?? 0;
 }
+
+/**
+ * Sets the indexed state of the documents `docIds` to exactly `docs`: every listed document is
+ * removed (its postings deleted, its length and count taken out of `search_stats`), then the
+ * documents of `docs` are written. A listed id without a new version ends up not indexed; a document
+ * of `docs` is replaced even if its id is not listed. Statistics buckets of `kind` that reach zero
+ * documents are dropped, so the tables equal a fresh index of the same final documents whatever
+ * sequence of replacements led there. Same input → same index state, so redelivery is harmless.
+ * Returns how many documents were removed and written.
+ */
+export async function replaceSearchDocs(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  input: { docIds: readonly string[]; docs: readonly SearchDocInput[] },
+): Promise<{ removed: number; written: number }> {
+  assertSchemaName(schema);
+  const ids = [...new Set([...input.docIds, ...input.docs.map((d) => d.docId)])];
+  if (ids.length === 0) return { removed: 0, written: 0 };
+  const { tenantId, spaceId } = space;
+  const docsTable = sql.id(schema, 'search_docs');
+  const postingsTable = sql.id(schema, 'search_postings');
+  const statsTable = sql.id(schema, 'search_stats');
+  const removed = await sql<{ removed: number }>`
+    with old as (
+      delete from ${docsTable}
+      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+        and doc_id = any(${ids}::text[])
+      returning status, length
+    ),
+    postings as (
+      delete from ${postingsTable}
+      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+        and doc_id = any(${ids}::text[])
+    ),
+    stats as (
+      update ${statsTable} as s set
+        doc_count = s.doc_count - o.n,
+        total_length = s.total_length - o.total
+      from (select status, count(*) as n, sum(length) as total from old group by status) as o
+      where s.tenant_id = ${tenantId} and s.space_id = ${spaceId} and s.doc_kind = ${kind}
+        and s.status = o.status
+    )
+    select count(*)::int as removed from old
+  `.execute(db);
+  const written = await writeSearchDocs(db, schema, space, kind, input.docs);
+  await sql`
+    delete from ${statsTable}
+    where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+      and doc_count = 0
+  `.execute(db);
+  return { removed: removed.rows[0]?.removed ?? 0, written };
+}

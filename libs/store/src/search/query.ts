@@ -1,8 +1,13 @@
 import { sql, type RawBuilder } from 'kysely';
-import { BM25_B, BM25_K1, queryTerms, type RankedId } from '@stratagate/domain';
+import { BM25_B, BM25_K1, searchTerms, type RankedId } from '@stratagate/domain';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
-import { SEARCHABLE_EVENT_STATUSES, type SearchDocKind, type SearchSpace } from './tables.ts';
+import {
+  SEARCHABLE_EVENT_STATUSES,
+  SEARCHABLE_NODE_STATUSES,
+  type SearchDocKind,
+  type SearchSpace,
+} from './tables.ts';
 
 export interface SearchIndexQuery {
   space: SearchSpace;
@@ -14,7 +19,7 @@ export interface SearchIndexQuery {
   threadId?: string;
   /**
    * Only documents in these statuses. Default: events active + superseded (forgotten and
-   * archived never appear), messages any status.
+   * archived never appear), graph nodes active + disputed, messages any status.
    */
   statuses?: readonly string[];
   /** Hard scope: only these documents (applied before ranking). */
@@ -27,7 +32,8 @@ export interface SearchIndexQuery {
  * taken over the scoped set, so the result equals `bm25Rank` run exhaustively over exactly those
  * documents. The unscoped case takes N and the total length from `search_stats`; a scoped case
  * counts them in SQL over the scoped documents. Only scores > 0; ties: messages newer
- * `created_at` first then id, events by id. An empty query, or one with no lexical match, → [].
+ * `created_at` first then id, events and graph nodes by id. An empty query, or one with no lexical
+ * match, → [].
  */
 export async function searchIndex(
   db: AnyDb,
@@ -35,12 +41,12 @@ export async function searchIndex(
   q: SearchIndexQuery,
 ): Promise<RankedId[]> {
   assertSchemaName(schema);
-  const terms = queryTerms(q.query);
+  const terms = searchTerms(q.query);
   const limit = Math.floor(q.limit);
   const offset = Math.max(0, Math.floor(q.offset ?? 0));
   if (terms.length === 0 || !(limit > 0)) return [];
   if (q.docIds && q.docIds.length === 0) return [];
-  const statuses = q.statuses ?? (q.kind === 'event' ? SEARCHABLE_EVENT_STATUSES : undefined);
+  const statuses = q.statuses ?? defaultStatuses(q.kind);
   if (statuses && statuses.length === 0) return [];
 
   const { tenantId, spaceId } = q.space;
@@ -110,6 +116,23 @@ export async function searchIndex(
     limit ${limit} offset ${offset}
   `.execute(db);
   return result.rows.map((r) => ({ id: r.id, score: Number(r.score) }));
+}
+
+/** Candidate statuses of a kind when the caller names none (undefined: any status). */
+function defaultStatuses(kind: SearchDocKind): readonly string[] | undefined {
+  switch (kind) {
+    case 'event':
+    case 'agent_event':
+      return SEARCHABLE_EVENT_STATUSES;
+    case 'node':
+      return SEARCHABLE_NODE_STATUSES;
+    case 'message':
+      return undefined;
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown search doc kind ${String(never)}`);
+    }
+  }
 }
 
 export interface SearchStats {

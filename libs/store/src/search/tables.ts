@@ -2,22 +2,34 @@
  * The search index (MM-RET-1/2/6, issue 4): postings in the read-model schema, maintained by the
  * projector, so that a query reads only the postings of its own terms.
  *
- * - `search_docs`: one row per indexed document (a sealed L5 message or a memory event) with its
- *   weighted length (MM-RET-1 field repetition) and what scope filters need.
+ * - `search_docs`: one row per indexed document (a sealed L5 message, a memory event, or a visible
+ *   knowledge-graph node) with its weighted length (MM-RET-1 field repetition) and what scope
+ *   filters need.
  * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`.
  * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
  *   by the maintenance functions, so an unscoped query needs no pass over the documents.
  *
  * Status changes keep the postings and move the document between status buckets; queries filter
  * by status (events default to active + superseded: forgotten and archived never appear).
+ * A graph node's document (kind `node`, MM-RET-5) is a function of its effective view (MM-GRF-8),
+ * which changes with its facts, edges and source events, so the projector replaces it whole
+ * (`replaceSearchDocs`); only visible nodes (active or disputed) are indexed.
  */
-export type SearchDocKind = 'message' | 'event';
+export type SearchDocKind = 'message' | 'event' | 'agent_event' | 'node';
+
+/** Doc kind of a memory event by pool: each pool is ranked on its own (MM-RET-3). */
+export function eventDocKind(pool: 'extracted' | 'agent'): SearchDocKind {
+  return pool === 'agent' ? 'agent_event' : 'event';
+}
 
 /** Status of every indexed message: raw search covers sealed L5 messages only. */
 export const SEALED_MESSAGE_STATUS = 'sealed';
 
 /** Event statuses that are search candidates (MM-RET-3/4). */
 export const SEARCHABLE_EVENT_STATUSES: readonly string[] = ['active', 'superseded'];
+
+/** Graph node statuses that are search candidates (MM-RET-5, MM-GRF-8 visible nodes). */
+export const SEARCHABLE_NODE_STATUSES: readonly string[] = ['active', 'disputed'];
 
 export interface SearchSpace {
   tenantId: string;

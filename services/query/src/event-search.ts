@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { planFusion, queryTerms, rrfFuse, type SpaceRef } from '@stratagate/domain';
+import { IdParam } from '@stratagate/http';
+import {
+  eventDocKind,
+  filteredEventIds,
+  searchIndex,
+  type AnyDb,
+  type EventFilters,
+  type EventPool,
+  type StructuredOrderBy,
+} from '@stratagate/store';
+
+const IsoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/** MM-RET-3 event search parameters, as the HTTP body takes them. */
+export const EventSearchParams = z
+  .object({
+    query: z
+      .string()
+      .max(2000)
+      .default('')
+      .describe('Free text; empty with no filter browses in structured order'),
+    limit: z.number().int().min(1).max(20).default(6),
+    offset: z.number().int().min(0).max(1000).default(0),
+    eventIds: z
+      .array(IdParam)
+      .max(500)
+      .optional()
+      .describe('Hard scope: only these events are candidates (applied before ranking)'),
+    temporalIntent: z
+      .enum(['first', 'latest'])
+      .optional()
+      .describe('Prefer the earliest or the latest occurrence'),
+    participants: z
+      .array(z.string().trim().min(1).max(200))
+      .max(10)
+      .optional()
+      .describe('Each must fuzzily match one of the event participants'),
+    eventType: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Fuzzy on event type, title, summary or tags'),
+    happenedFrom: IsoInstant.optional().describe('Occurrence must overlap [from, to]'),
+    happenedTo: IsoInstant.optional(),
+    agentMemoryWeight: z
+      .number()
+      .min(0)
+      .max(5)
+      .default(1)
+      .describe('RRF weight of the agent-recorded pool (0 = off); the extracted pool weighs 1'),
+    trackRetrieval: z
+      .boolean()
+      .default(true)
+      .describe('Stamp lastRetrievedAt on the hits (never changes weight)'),
+  })
+  .refine(
+    (p) =>
+      p.happenedFrom === undefined ||
+      p.happenedTo === undefined ||
+      Date.parse(p.happenedFrom) <= Date.parse(p.happenedTo),
+    { path: ['happenedTo'], message: 'happenedTo must not be before happenedFrom' },
+  );
+export type EventSearchParams = z.infer<typeof EventSearchParams>;
+
+export interface EventSearchHit {
+  id: string;
+  score: number;
+}
+
+/** A filter set beyond this many events is still a filter, but BM25 then ranks only this many. */
+const MEETING_ALL_SCOPE_CAP = 5000;
+
+/**
+ * MM-RET-3/4 event search: each pool (extracted, agent) is ranked to offset+limit by BM25 and
+ * the structured filters, all evaluated in Postgres, then the pools are fused by RRF with the
+ * agent pool at `agentMemoryWeight`. Scores order only.
+ */
+export async function searchEvents(
+  db: AnyDb,
+  schema: string,
+  space: SpaceRef,
+  currentTurn: number,
+  params: Omit<EventSearchParams, 'trackRetrieval'>,
+): Promise<EventSearchHit[]> {
+  const depth = params.offset + params.limit;
+  const pools: { pool: EventPool; weight: number }[] = [
+    { pool: 'extracted', weight: 1 },
+    { pool: 'agent', weight: params.agentMemoryWeight },
+  ];
+  const lists = [];
+  for (const { pool, weight } of pools) {
+    if (!(weight > 0)) continue;
+    const ranked = await rankPool(db, schema, space, pool, currentTurn, params, depth);
+    lists.push({ ids: ranked.slice(0, depth), weight });
+  }
+  return rrfFuse(lists)
+    .slice(params.offset, depth)
+    .map((f) => ({ id: f.id, score: f.score }));
+}
+
+async function rankPool(
+  db: AnyDb,
+  schema: string,
+  space: SpaceRef,
+  pool: EventPool,
+  currentTurn: number,
+  params: Omit<EventSearchParams, 'trackRetrieval'>,
+  depth: number,
+): Promise<string[]> {
+  const kind = eventDocKind(pool);
+  const lexicalQuery = queryTerms(params.query).length > 0;
+  const order: StructuredOrderBy = params.temporalIntent
+    ? { intent: params.temporalIntent }
+    : { intent: 'weight', currentTurn };
+  const scope = params.eventIds ? { eventIds: params.eventIds } : {};
+  const filtered = (filters: EventFilters, limit: number, eventIds?: readonly string[]) =>
+    filteredEventIds(db, schema, {
+      space,
+      pool,
+      filters,
+      order,
+      limit,
+      ...(eventIds ? { eventIds } : scope),
+    });
+  const bm25 = async (docIds?: readonly string[]) => {
+    if (!lexicalQuery) return [];
+    const ranked = await searchIndex(db, schema, {
+      space,
+      kind,
+      query: params.query,
+      limit: depth,
+      ...(docIds ? { docIds } : params.eventIds ? { docIds: params.eventIds } : {}),
+    });
+    return ranked.map((r) => r.id);
+  };
+
+  const filters: EventFilters[] = [];
+  if (params.participants?.length) filters.push({ participants: params.participants });
+  if (params.eventType !== undefined) filters.push({ eventType: params.eventType });
+  if (params.happenedFrom !== undefined || params.happenedTo !== undefined) {
+    filters.push({
+      ...(params.happenedFrom !== undefined ? { happenedFrom: params.happenedFrom } : {}),
+      ...(params.happenedTo !== undefined ? { happenedTo: params.happenedTo } : {}),
+    });
+  }
+
+  if (filters.length === 0) {
+    if (!lexicalQuery) {
+      const browse = await filtered({}, depth);
+      return planFusion({ lexicalQuery, bm25: [], filterLists: [], meetingAll: [], browse }).map(
+        (f) => f.id,
+      );
+    }
+    const hits = await bm25();
+    if (!params.temporalIntent || hits.length === 0) return hits;
+    // A temporal intent without filters: the matches also vote in chronological order.
+    const chronological = await filtered({}, depth, hits);
+    return rrfFuse([{ ids: hits }, { ids: chronological }]).map((f) => f.id);
+  }
+
+  const all = Object.assign({}, ...filters) as EventFilters;
+  const meetingAll = await filtered(all, MEETING_ALL_SCOPE_CAP);
+  if (meetingAll.length > 0) {
+    const hits = await bm25(meetingAll);
+    return planFusion({
+      lexicalQuery,
+      bm25: hits,
+      // Only their presence matters here: the events meeting every filter decide.
+      filterLists: filters.map(() => meetingAll),
+      meetingAll: meetingAll.slice(0, depth),
+      browse: [],
+    }).map((f) => f.id);
+  }
+  const filterLists = [];
+  for (const f of filters) filterLists.push(await filtered(f, depth));
+  const hits = await bm25();
+  return planFusion({ lexicalQuery, bm25: hits, filterLists, meetingAll: [], browse: [] }).map(
+    (f) => f.id,
+  );
+}
