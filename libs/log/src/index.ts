@@ -3,3 +3,4 @@ export { InvalidAppendError, assertAppendable, idempotencyKeys } from './append-
 export { createPostgresLog, postgresLogCapabilities } from './postgres-log.ts';
 export * from './new-record.ts';
 export * from './tail-loop.ts';
+export * from './kafka/index.ts';

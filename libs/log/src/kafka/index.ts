@@ -1,0 +1,19 @@
+export * from './kafka-checkpoints.ts';
+export * from './kafka-client.ts';
+export * from './kafka-consumer.ts';
+export {
+  createKafkaLog,
+  contentRejection,
+  kafkaLogCapabilities,
+  KafkaAppendOutcomeUnknownError,
+  KafkaLogUnsupportedError,
+  type KafkaLogHooks,
+  type KafkaLogOptions,
+  type KafkaMessageLog,
+} from './kafka-log.ts';
+export {
+  HEADERS as KAFKA_HEADERS,
+  KafkaRecordFormatError,
+  decodeRecord as decodeKafkaRecord,
+} from './kafka-records.ts';
+export * from './kafka-topic.ts';
