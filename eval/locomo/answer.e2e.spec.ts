@@ -403,7 +403,11 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
     ]);
     const lastAssess = server.requests
       .map((r) => r.body as Sent)
-      .filter((b) => roleOf(b) === 'assess' && b.messages[1]!.content.includes('bassoon'))
+      .filter(
+        (b) =>
+          roleOf(b) === 'assess' &&
+          b.messages[1]!.content.startsWith('Question: bassoon orchestra cousin'),
+      )
       .at(-1)!;
     expect(lastAssess.messages[0]!.content).toContain('No retrievals are left');
   });
