@@ -4,3 +4,4 @@ export { createPostgresLog, postgresLogCapabilities } from './postgres-log.ts';
 export * from './new-record.ts';
 export * from './tail-loop.ts';
 export * from './kafka/index.ts';
+export * from './kurrent/index.ts';
