@@ -40,7 +40,8 @@ export async function createPostgresLog(
   const { db } = database;
   const t = logTables(options.schema ?? 'log');
   await migrateLog(db, t);
-  const committer = createGroupCommitter(db, t);
+  // Appends are what callers wait on: on the embedded store they queue ahead of background work.
+  const committer = createGroupCommitter(database.foreground ?? db, t);
   const listeners = new Set<() => void>();
   let closed = false;
 

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { PGliteDialect } from './pglite-dialect.ts';
+import { PGliteDialect, SessionLock } from './pglite-dialect.ts';
 
 /** Where the data lives: a Postgres server, a PGlite data directory, or PGlite in memory. */
 export type DatabaseTarget =
@@ -20,6 +20,11 @@ export type AnyDb = Kysely<any>;
 
 export interface Database {
   readonly db: AnyDb;
+  /**
+   * For latency-critical writes a caller waits on (log appends). On the embedded store it shares
+   * the one session but queues ahead of background work; on a server it is `db` itself.
+   */
+  readonly foreground?: AnyDb;
   readonly target: DatabaseTarget;
   readonly capabilities: Capabilities;
   close(): Promise<void>;
@@ -52,11 +57,19 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
   const client = await PGlite.create(target.dataDir ? { dataDir: target.dataDir } : {});
   // PGlite returns int8 as bigint-safe number only via a parser; keep the same shape as pg.
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect(client) }) as AnyDb;
+  const lock = new SessionLock();
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(client, { lock }) }) as AnyDb;
+  const foreground = new Kysely<unknown>({
+    dialect: new PGliteDialect(client, { lock, priority: 'foreground', ownsClient: false }),
+  }) as AnyDb;
   return {
     db,
+    foreground,
     target,
     capabilities: { concurrentSessions: false },
-    close: () => db.destroy(),
+    close: async () => {
+      await foreground.destroy();
+      await db.destroy();
+    },
   };
 }

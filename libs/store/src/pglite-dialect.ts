@@ -20,12 +20,15 @@ import {
  * docs/adr/0003-embedded-postgres.md.)
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly client: PGlite) {}
+  constructor(
+    private readonly client: PGlite,
+    private readonly options: PGliteDialectOptions = {},
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.client);
+    return new PGliteDriver(this.client, this.options);
   }
   createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) {
     return new PostgresIntrospector(db);
@@ -35,12 +38,57 @@ export class PGliteDialect implements Dialect {
   }
 }
 
-class PGliteDriver implements Driver {
-  private queue: Promise<void> = Promise.resolve();
-  private readonly connection: PGliteConnection;
+export type SessionPriority = 'foreground' | 'background';
 
-  constructor(private readonly client: PGlite) {
-    this.connection = new PGliteConnection(client);
+export interface PGliteDialectOptions {
+  /** Shared by every dialect over the same PGlite instance; one is created when omitted. */
+  lock?: SessionLock;
+  /** Foreground waiters (acknowledgement paths) go before background ones. Default background. */
+  priority?: SessionPriority;
+  /** Whether destroying this Kysely instance closes PGlite (only its owner should). Default true. */
+  ownsClient?: boolean;
+}
+
+/**
+ * The one PGlite session, handed out to one holder at a time. Waiters queue in FIFO order within
+ * two classes: foreground (appends a caller is waiting to see acknowledged) before background
+ * (projection, derivation jobs, reads), so an acknowledgement waits for at most the transaction
+ * in progress, never for a queue of background work. Background work still runs whenever no
+ * foreground waiter is queued, and a foreground burst is short (appends are group-committed).
+ */
+export class SessionLock {
+  private held = false;
+  private readonly waiting: Record<SessionPriority, (() => void)[]> = {
+    foreground: [],
+    background: [],
+  };
+
+  async acquire(priority: SessionPriority): Promise<() => void> {
+    if (this.held) {
+      await new Promise<void>((resolve) => this.waiting[priority].push(resolve));
+    }
+    this.held = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.foreground.shift() ?? this.waiting.background.shift();
+      if (next) next();
+      else this.held = false;
+    };
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly lock: SessionLock;
+  private readonly priority: SessionPriority;
+
+  constructor(
+    private readonly client: PGlite,
+    private readonly options: PGliteDialectOptions,
+  ) {
+    this.lock = options.lock ?? new SessionLock();
+    this.priority = options.priority ?? 'background';
   }
 
   async init(): Promise<void> {
@@ -53,13 +101,11 @@ class PGliteDriver implements Driver {
     // reach I/O: HTTP requests and timers would starve. One macrotask turn per acquisition keeps
     // the process fair at a cost of microseconds per query or transaction.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const previous = this.queue;
-    this.queue = previous.then(() => held);
-    await previous;
-    this.connection.release = release;
-    return this.connection;
+    const release = await this.lock.acquire(this.priority);
+    // Each acquisition gets its own handle, so a release can only free the hold it belongs to.
+    const connection = new PGliteConnection(this.client);
+    connection.release = release;
+    return connection;
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -75,7 +121,7 @@ class PGliteDriver implements Driver {
     (connection as PGliteConnection).release?.();
   }
   async destroy(): Promise<void> {
-    await this.client.close();
+    if (this.options.ownsClient !== false) await this.client.close();
   }
 }
 
