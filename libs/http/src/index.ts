@@ -2,3 +2,4 @@ export * from './errors.ts';
 export * from './api-keys.ts';
 export * from './app.ts';
 export * from './schemas.ts';
+export * from './openapi.ts';

@@ -11,11 +11,21 @@ export const IdParam = z
 
 export const ErrorBody = z.object({
   error: z.object({
-    code: z.string(),
-    message: z.string(),
+    code: z
+      .string()
+      .describe('stable, machine-readable code, e.g. `invalid_request`, `space_not_found`'),
+    message: z.string().describe('human-readable explanation; wording may change'),
     issues: z
-      .array(z.object({ in: z.string().optional(), path: z.string(), message: z.string() }))
-      .optional(),
-    details: z.unknown().optional(),
+      .array(
+        z.object({
+          in: z.string().optional().describe('body, params or querystring'),
+          path: z.string().describe('JSON pointer of the offending field, `/` for the whole'),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .describe('400 only: one entry per failed field'),
+    details: z.unknown().optional().describe('code-specific context, e.g. the rejected refs'),
   }),
 });
+export type ErrorBody = z.infer<typeof ErrorBody>;

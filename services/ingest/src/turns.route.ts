@@ -8,14 +8,25 @@ import {
   type SpaceRef,
   type StoredRecord,
 } from '@stratagate/domain';
-import { conflict, IdParam, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  conflict,
+  errorResponses,
+  IdParam,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import type { MessageLog } from '@stratagate/log';
 import { newId, type SpaceWriterService } from './space-writer.service.ts';
 import {
+  CloseThreadNothingReply,
+  CloseThreadSealedReply,
   PostTurnBody,
   PostTurnReply,
   RetryBody,
+  RetryReply,
   SpaceSettingsBody,
+  SpaceSettingsReply,
   type PostTurnReply as Reply,
 } from './turns.schema.ts';
 
@@ -39,7 +50,21 @@ export function ingestRoutes(ctx: IngestContext) {
             'Appends the turn to the space log and answers once it is durable. Sealing into blocks happens in the same append when the thread reaches the block size. The same `turnId` again answers the same body with `Idempotent-Replayed: true` and appends nothing; the same id with a different body is 409.',
           params: SpaceParams,
           body: PostTurnBody,
-          response: { 202: PostTurnReply },
+          response: {
+            202: PostTurnReply,
+            ...errorResponses({
+              409: {
+                description:
+                  'The `turnId` was already recorded with a different thread or messages (`turn_id_reused`).',
+                example: {
+                  code: 'turn_id_reused',
+                  message:
+                    "turnId 'turn-0001' was already recorded with a different thread or messages",
+                },
+              },
+              413: true,
+            }),
+          },
         },
       },
       async (request, reply) => {
@@ -86,6 +111,11 @@ export function ingestRoutes(ctx: IngestContext) {
           description:
             'A thread is a session (MM-SPACE-3). Its last turns stay in the open tail until N turns have gathered; when the host knows the session has ended, closing it seals the tail so those turns reach summaries, extraction and raw search. Closing a thread with no open turns answers `sealed: false` and appends nothing. Later turns start a new tail.',
           params: z.object({ spaceId: SpaceIdParam, threadId: IdParam }),
+          response: {
+            200: CloseThreadNothingReply,
+            202: CloseThreadSealedReply,
+            ...errorResponses(),
+          },
         },
       },
       async (request, reply) => {
@@ -119,6 +149,7 @@ export function ingestRoutes(ctx: IngestContext) {
             'Affects future seals only; blocks already sealed are never re-partitioned (MM-BLK-2).',
           params: SpaceParams,
           body: SpaceSettingsBody,
+          response: { 200: SpaceSettingsReply, ...errorResponses({ 413: true }) },
         },
       },
       async (request) => {
@@ -146,6 +177,7 @@ export function ingestRoutes(ctx: IngestContext) {
           summary: 'Retry a failed derivation job of a block (MM-JOB-3)',
           params: z.object({ spaceId: SpaceIdParam, blockId: IdParam }),
           body: RetryBody,
+          response: { 202: RetryReply, ...errorResponses({ 413: true }) },
         },
       },
       async (request, reply) => {

@@ -7,6 +7,7 @@ import {
 } from '@stratagate/domain';
 import {
   AppError,
+  errorResponses,
   IdParam,
   notFound,
   SpaceIdParam,
@@ -16,6 +17,15 @@ import {
 import { newRecord, type MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import { blockView, renderedView } from './block-views.ts';
+import {
+  BLOCK_NOT_EXPANDABLE_EXAMPLE,
+  BLOCK_NOT_READY_EXAMPLE,
+  BlockReply,
+  ExpandBlockBody,
+  ExpandBlockReply,
+  SpaceStatusReply,
+  ThreadContextReply,
+} from './blocks.schema.ts';
 import {
   getBlock,
   getSpace,
@@ -39,16 +49,8 @@ const LevelQuery = z
   .union([z.enum(['L0', 'L1', 'L2', 'L3', 'L4', 'L5']), z.enum(['0', '1', '2', '3', '4', '5'])])
   .describe('L0 title+tags, L1 summary, L2 key points, L3 condensed, L4 readable, L5 raw');
 
-const ExpandBody = z
-  .object({
-    target: z
-      .union([z.string().max(20), z.number()])
-      .nullable()
-      .optional()
-      .describe("'raw'/'L5'/5, 'next'/'+1' (default), 'L0'..'L5', or a number (rounded, clamped)"),
-    source: z.enum(['agent', 'user']).default('agent'),
-  })
-  .default({ source: 'agent' });
+const SPACE_NOT_FOUND =
+  'The space does not exist in the tenant of the API key (`space_not_found`).';
 
 export function queryRoutes(ctx: QueryContext) {
   const spaceOf = (tenantId: string, spaceId: string): SpaceRef => ({ tenantId, spaceId });
@@ -69,6 +71,12 @@ export function queryRoutes(ctx: QueryContext) {
           description:
             'Ready blocks at the level their fading gives (MM-BLK-17..21), oldest first, plus the unsealed messages. Pending blocks are listed by id only: they age nothing and cannot be expanded yet.',
           params: z.object({ spaceId: SpaceIdParam, threadId: IdParam }),
+          response: {
+            200: ThreadContextReply,
+            ...errorResponses({
+              404: 'The space or the thread does not exist (`space_not_found`, `thread_not_found`).',
+            }),
+          },
         },
       },
       async (request) => {
@@ -121,6 +129,17 @@ export function queryRoutes(ctx: QueryContext) {
           summary: 'One block at a chosen level (default: its current decayed level)',
           params: z.object({ spaceId: SpaceIdParam, blockId: IdParam }),
           querystring: z.object({ level: LevelQuery.optional() }),
+          response: {
+            200: BlockReply,
+            ...errorResponses({
+              404: 'The space or the block does not exist (`space_not_found`, `block_not_found`).',
+              409: {
+                description:
+                  'The block is still pending and has no L0–L2 yet (`block_not_ready`); `details` holds its job states. L3–L5 exist from the seal on.',
+                example: BLOCK_NOT_READY_EXAMPLE,
+              },
+            }),
+          },
         },
       },
       async (request) => {
@@ -176,7 +195,19 @@ export function queryRoutes(ctx: QueryContext) {
           tags: ['query'],
           summary: 'Lift a block to a more detailed level; its fading starts over (MM-BLK-20)',
           params: z.object({ spaceId: SpaceIdParam, blockId: IdParam }),
-          body: ExpandBody,
+          body: ExpandBlockBody,
+          response: {
+            200: ExpandBlockReply,
+            ...errorResponses({
+              404: 'The space or the block does not exist (`space_not_found`, `block_not_found`).',
+              409: {
+                description:
+                  'The block is still pending: it cannot decay or expand yet (`block_not_ready`).',
+                example: BLOCK_NOT_EXPANDABLE_EXAMPLE,
+              },
+              413: true,
+            }),
+          },
         },
       },
       async (request) => {
@@ -225,6 +256,7 @@ export function queryRoutes(ctx: QueryContext) {
           tags: ['query'],
           summary: 'Space counters, derivation job states and how far projection has got',
           params: z.object({ spaceId: SpaceIdParam }),
+          response: { 200: SpaceStatusReply, ...errorResponses({ 404: SPACE_NOT_FOUND }) },
         },
       },
       async (request) => {

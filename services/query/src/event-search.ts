@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { planFusion, queryTerms, rrfFuse, type SpaceRef } from '@stratagate/domain';
-import { IdParam } from '@stratagate/http';
+import { IdParam, requestSchema } from '@stratagate/http';
 import {
   eventDocKind,
   filteredEventIds,
@@ -14,56 +14,69 @@ import {
 const IsoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
 /** MM-RET-3 event search parameters, as the HTTP body takes them. */
-export const EventSearchParams = z
-  .object({
-    query: z
-      .string()
-      .max(2000)
-      .default('')
-      .describe('Free text; empty with no filter browses in structured order'),
-    limit: z.number().int().min(1).max(20).default(6),
-    offset: z.number().int().min(0).max(1000).default(0),
-    eventIds: z
-      .array(IdParam)
-      .max(500)
-      .optional()
-      .describe('Hard scope: only these events are candidates (applied before ranking)'),
-    temporalIntent: z
-      .enum(['first', 'latest'])
-      .optional()
-      .describe('Prefer the earliest or the latest occurrence'),
-    participants: z
-      .array(z.string().trim().min(1).max(200))
-      .max(10)
-      .optional()
-      .describe('Each must fuzzily match one of the event participants'),
-    eventType: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('Fuzzy on event type, title, summary or tags'),
-    happenedFrom: IsoInstant.optional().describe('Occurrence must overlap [from, to]'),
-    happenedTo: IsoInstant.optional(),
-    agentMemoryWeight: z
-      .number()
-      .min(0)
-      .max(5)
-      .default(1)
-      .describe('RRF weight of the agent-recorded pool (0 = off); the extracted pool weighs 1'),
-    trackRetrieval: z
-      .boolean()
-      .default(true)
-      .describe('Stamp lastRetrievedAt on the hits (never changes weight)'),
-  })
-  .refine(
-    (p) =>
-      p.happenedFrom === undefined ||
-      p.happenedTo === undefined ||
-      Date.parse(p.happenedFrom) <= Date.parse(p.happenedTo),
-    { path: ['happenedTo'], message: 'happenedTo must not be before happenedFrom' },
-  );
+export const EventSearchParams = requestSchema(
+  z
+    .object({
+      query: z
+        .string()
+        .max(2000)
+        .default('')
+        .describe('Free text; empty with no filter browses in structured order'),
+      limit: z.number().int().min(1).max(20).default(6),
+      offset: z.number().int().min(0).max(1000).default(0),
+      eventIds: z
+        .array(IdParam)
+        .max(500)
+        .optional()
+        .describe('Hard scope: only these events are candidates (applied before ranking)'),
+      temporalIntent: z
+        .enum(['first', 'latest'])
+        .optional()
+        .describe('Prefer the earliest or the latest occurrence'),
+      participants: z
+        .array(z.string().trim().min(1).max(200))
+        .max(10)
+        .optional()
+        .describe('Each must fuzzily match one of the event participants'),
+      eventType: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Fuzzy on event type, title, summary or tags'),
+      happenedFrom: IsoInstant.optional().describe('Occurrence must overlap [from, to]'),
+      happenedTo: IsoInstant.optional(),
+      agentMemoryWeight: z
+        .number()
+        .min(0)
+        .max(5)
+        .default(1)
+        .describe('RRF weight of the agent-recorded pool (0 = off); the extracted pool weighs 1'),
+      trackRetrieval: z
+        .boolean()
+        .default(true)
+        .describe('Stamp lastRetrievedAt on the hits (never changes weight)'),
+    })
+    .refine(
+      (p) =>
+        p.happenedFrom === undefined ||
+        p.happenedTo === undefined ||
+        Date.parse(p.happenedFrom) <= Date.parse(p.happenedTo),
+      { path: ['happenedTo'], message: 'happenedTo must not be before happenedFrom' },
+    ),
+  { query: 'package manager Atlas', limit: 6 },
+  {
+    query: 'workshop',
+    participants: ['Caroline'],
+    happenedFrom: '2023-05-01',
+    happenedTo: '2023-05-31T23:59:59Z',
+    temporalIntent: 'latest',
+    agentMemoryWeight: 0,
+    trackRetrieval: false,
+  },
+  { query: '', eventType: 'decision', limit: 10, offset: 10 },
+);
 export type EventSearchParams = z.infer<typeof EventSearchParams>;
 
 export interface EventSearchHit {

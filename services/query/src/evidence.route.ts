@@ -11,6 +11,7 @@ import {
 import {
   AppError,
   conflict,
+  errorResponses,
   IdParam,
   notFound,
   SpaceIdParam,
@@ -18,6 +19,16 @@ import {
   type TypedApp,
 } from '@stratagate/http';
 import { eventCard } from './memory-events.route.ts';
+import {
+  AdoptBody,
+  AdoptReply,
+  AssessBody,
+  AssessReply,
+  BatchListReply,
+  EventStateChangeReply,
+  ExpandEventBody,
+  ExpandEventReply,
+} from './evidence.schema.ts';
 import { getEvent, getSpace, rm } from './read-model.queries.ts';
 import {
   catchUpReads,
@@ -28,29 +39,13 @@ import {
 } from './evidence.service.ts';
 
 const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
-const Text = z.string().max(2000).optional();
-
-const AssessBody = z.object({
-  batchId: IdParam.optional().describe('defaults to the latest batch of the thread'),
-  verdict: z.string().max(40).describe('sufficient | partial | wrong'),
-  evidence_refs: z.array(z.unknown()).max(64).default([]),
-  fit: Text,
-  missing: Text,
-  next_strategy: z.string().max(40).optional(),
-});
-
-const AdoptBody = z.object({
-  batchId: IdParam.optional().describe('defaults to the latest batch of the thread'),
-  receiptId: z
-    .string()
-    .max(200)
-    .refine((s) => s.trim().length > 0, 'receiptId must not be blank')
-    .describe('stable per agent call, reused on retry (e.g. <session>:tool:<toolCallId>)'),
-  evidence_refs: z
-    .array(z.unknown())
-    .max(64)
-    .describe('only evidence actually used; [] closes the batch'),
-});
+const NO_BATCH = {
+  description:
+    'No such evidence batch in the thread, or the thread has none yet (`evidence_batch_not_found`).',
+  example: { code: 'evidence_batch_not_found', message: "evidence batch 'batch_9' was not found" },
+};
+const LAGGING =
+  'The read model has not caught up with the log within 10 s; retry shortly (`projection_lagging`).';
 
 export function evidenceRoutes(ctx: EvidenceContext) {
   return (app: TypedApp) => {
@@ -61,7 +56,14 @@ export function evidenceRoutes(ctx: EvidenceContext) {
           tags: ['gate'],
           summary: 'Expand a memory event: opens an evidence batch holding `event:<id>`',
           params: z.object({ spaceId: SpaceIdParam, eventId: IdParam }),
-          body: z.object({ threadId: IdParam }),
+          body: ExpandEventBody,
+          response: {
+            200: ExpandEventReply,
+            ...errorResponses({
+              404: 'The space does not exist, or the event is unknown, forgotten or archived (`space_not_found`, `memory_event_not_found`).',
+              413: true,
+            }),
+          },
         },
       },
       async (request) => {
@@ -96,6 +98,18 @@ export function evidenceRoutes(ctx: EvidenceContext) {
             eventId: IdParam,
             change: z.enum(['pin', 'unpin', 'forget', 'restore']),
           }),
+          response: {
+            202: EventStateChangeReply,
+            ...errorResponses({
+              404: {
+                description: 'The event does not exist in the space (`memory_event_not_found`).',
+                example: {
+                  code: 'memory_event_not_found',
+                  message: "memory event 'evt_0123456789abcdef0123456789abcdef' was not found",
+                },
+              },
+            }),
+          },
         },
       },
       async (request, reply) => {
@@ -127,6 +141,22 @@ export function evidenceRoutes(ctx: EvidenceContext) {
             '`sufficient` stands only with ≥ 1 accepted ref from that batch and `next_strategy: answer`; rejected refs are reported with a reason. The last assessment of an unresolved batch wins.',
           params: ThreadParams,
           body: AssessBody,
+          response: {
+            200: AssessReply,
+            ...errorResponses({
+              404: NO_BATCH,
+              409: {
+                description:
+                  'The batch was already adopted (recorded) and cannot be assessed (`batch_recorded`).',
+                example: {
+                  code: 'batch_recorded',
+                  message: "batch 'batch_2' is already recorded and cannot be assessed",
+                },
+              },
+              413: true,
+              503: LAGGING,
+            }),
+          },
         },
       },
       async (request) => {
@@ -171,6 +201,44 @@ export function evidenceRoutes(ctx: EvidenceContext) {
             'Record which evidence the answer used; reinforces those memory events (MM-GATE-7..9, MM-WGT)',
           params: ThreadParams,
           body: AdoptBody,
+          response: {
+            200: AdoptReply,
+            ...errorResponses({
+              404: NO_BATCH,
+              409: {
+                description:
+                  'The `receiptId` was already used for a different batch or refs (`receipt_conflict`).',
+                example: {
+                  code: 'receipt_conflict',
+                  message: RECEIPT_CONFLICT_MESSAGE,
+                  details: { receiptId: 'session-43:tool:call_1' },
+                },
+              },
+              413: true,
+              422: {
+                description:
+                  'The adoption breaks the gate (`adoption_rejected`): a malformed ref, a ref not in the batch or not accepted by its sufficient assessment (`invalid_refs`), or a new receipt on a recorded batch (`batch_recorded`); `details` lists the refs.',
+                example: {
+                  code: 'adoption_rejected',
+                  message: 'adoption rejected: invalid_refs',
+                  details: {
+                    batchId: 'batch_2',
+                    batchStatus: 'unresolved',
+                    invalidRefs: [
+                      {
+                        inputIndex: 0,
+                        ref: 'event:evt_51258643dd52499bad925bf60d4251d5',
+                        reason: 'not_adopted',
+                        detail:
+                          'event:evt_51258643dd52499bad925bf60d4251d5 was not accepted by a sufficient assessment',
+                      },
+                    ],
+                  },
+                },
+              },
+              503: LAGGING,
+            }),
+          },
         },
       },
       async (request) => {
@@ -257,6 +325,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
           querystring: z.object({
             status: z.enum(['unresolved', 'recorded', 'all']).default('unresolved'),
           }),
+          response: { 200: BatchListReply, ...errorResponses({ 503: LAGGING }) },
         },
       },
       async (request) => {

@@ -1,26 +1,16 @@
 import { z } from 'zod';
-import { DEFAULT_GRAPH_SEARCH_LIMIT, MAX_GRAPH_SEARCH_LIMIT } from '@stratagate/domain';
-import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  notFound,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import { openBatch, type EvidenceContext } from './evidence.service.ts';
 import { searchGraph } from './graph-search.ts';
+import { GraphSearchBody, GraphSearchReply } from './graph-search.schema.ts';
 import { getSpace, rm } from './read-model.queries.ts';
-
-const GraphSearchBody = z.object({
-  query: z
-    .string()
-    .min(1)
-    .max(2000)
-    .describe(
-      'words to find in node names, aliases, tags, types, fact values and connected node names; a word equal to a fact key (e.g. "location") restricts fact matching to that key',
-    ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_GRAPH_SEARCH_LIMIT)
-    .default(DEFAULT_GRAPH_SEARCH_LIMIT)
-    .describe('most graph cards to return (1–20, default 8)'),
-});
 
 /**
  * Agent graph search (MM-RET-5): BM25 over the graph-node index with the match rule, returned as
@@ -43,6 +33,13 @@ export function graphSearchRoutes(ctx: EvidenceContext) {
             threadId: IdParam.describe('the session whose evidence batch this search opens'),
           }),
           body: GraphSearchBody,
+          response: {
+            200: GraphSearchReply,
+            ...errorResponses({
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+              413: true,
+            }),
+          },
         },
       },
       async (request) => {

@@ -1,9 +1,17 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { effectiveNode, type SpaceRef } from '@stratagate/domain';
-import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  notFound,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import { toEdge, toFact, toNode, type GraphNodeRow, type ReadModelTables } from '@stratagate/store';
 import type { QueryContext } from './blocks.route.ts';
+import { GraphNodeDetailReply, GraphNodeListReply } from './graph.schema.ts';
 import { sourceMessages } from './memory-events.route.ts';
 import { getSpace, rm } from './read-model.queries.ts';
 
@@ -109,6 +117,12 @@ export function graphRoutes(ctx: QueryContext) {
             limit: z.coerce.number().int().min(1).max(100).default(50),
             offset: z.coerce.number().int().min(0).default(0),
           }),
+          response: {
+            200: GraphNodeListReply,
+            ...errorResponses({
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+            }),
+          },
         },
       },
       async (request) => {
@@ -139,6 +153,12 @@ export function graphRoutes(ctx: QueryContext) {
           tags: ['query'],
           summary: 'One node: current and historical facts and edges, provenance to memory events',
           params: z.object({ spaceId: SpaceIdParam, nodeId: IdParam }),
+          response: {
+            200: GraphNodeDetailReply,
+            ...errorResponses({
+              404: 'The space does not exist, or the node is not visible: unknown, superseded, archived or resting only on forgotten events (`space_not_found`, `graph_node_not_found`).',
+            }),
+          },
         },
       },
       async (request) => {

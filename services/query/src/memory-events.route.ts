@@ -1,9 +1,17 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { eventWeight, type SpaceRef } from '@stratagate/domain';
-import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  notFound,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import type { MemoryEventRow, ReadModelTables } from '@stratagate/store';
 import type { QueryContext } from './blocks.route.ts';
+import { MemoryEventDetailReply, MemoryEventListReply } from './memory-events.schema.ts';
 import { getEvent, getSpace, rm } from './read-model.queries.ts';
 
 const ListQuery = z.object({
@@ -94,6 +102,12 @@ export function memoryEventRoutes(ctx: QueryContext) {
           summary: 'List memory events of a space (newest source block first)',
           params: z.object({ spaceId: SpaceIdParam }),
           querystring: ListQuery,
+          response: {
+            200: MemoryEventListReply,
+            ...errorResponses({
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+            }),
+          },
         },
       },
       async (request) => {
@@ -131,6 +145,12 @@ export function memoryEventRoutes(ctx: QueryContext) {
           tags: ['query'],
           summary: 'One memory event with its source messages (provenance)',
           params: z.object({ spaceId: SpaceIdParam, eventId: IdParam }),
+          response: {
+            200: MemoryEventDetailReply,
+            ...errorResponses({
+              404: 'The space or the event does not exist (`space_not_found`, `memory_event_not_found`).',
+            }),
+          },
         },
       },
       async (request) => {

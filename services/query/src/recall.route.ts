@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { eventWeight, rrfFuse } from '@stratagate/domain';
-import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  notFound,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import type { MemoryEventRow } from '@stratagate/store';
 import { searchEvents } from './event-search.ts';
 import { searchGraph } from './graph-search.ts';
@@ -14,6 +21,7 @@ import {
   rm,
   threadBlocks,
 } from './read-model.queries.ts';
+import { RecallBody, RecallReply } from './recall.schema.ts';
 import { TOKENIZER, tokenCount } from './token-count.ts';
 
 const MAX_EVENTS = 4;
@@ -37,9 +45,14 @@ export function recallRoutes(ctx: QueryContext) {
           summary:
             'Assemble recall context within budgets (activated memory, decayed blocks, open tail)',
           params: z.object({ spaceId: SpaceIdParam, threadId: IdParam }),
-          body: z.object({
-            message: z.string().max(20_000).describe('the current user message'),
-          }),
+          body: RecallBody,
+          response: {
+            200: RecallReply,
+            ...errorResponses({
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+              413: true,
+            }),
+          },
         },
       },
       async (request) => {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   AgentMemoryEvent,
   clampTopK,
-  REMEMBER_CATEGORIES,
   rememberCandidate,
   rememberFingerprint,
   rememberGate,
@@ -19,6 +18,7 @@ import {
 import {
   AppError,
   conflict,
+  errorResponses,
   IdParam,
   notFound,
   SpaceIdParam,
@@ -29,6 +29,7 @@ import type { ModelPort } from '@stratagate/model';
 import { searchEvents } from './event-search.ts';
 import { awaitProjection, catchUpReads, type EvidenceContext } from './evidence.service.ts';
 import { getEvents, getSpace, openTail, rm, threadBlocks } from './read-model.queries.ts';
+import { RememberBody, RememberReply } from './remember.schema.ts';
 
 export interface RememberContext extends EvidenceContext {
   /** The optional MM-REM-4 decider; without `decideRemember`, ambiguity marks a conflict. */
@@ -42,26 +43,6 @@ const DEFAULT_DECIDER_TIMEOUT_MS = 30_000;
 /** How many search hits are checked for a duplicate (containment ≥ 0.85 or same fingerprint). */
 const DUPLICATE_CANDIDATES = 20;
 const PROVENANCE_MESSAGES = 6;
-
-const RememberBody = z.object({
-  content: z
-    .string()
-    .max(4000)
-    .refine((s) => s.trim().length > 0, 'content must not be blank')
-    .describe('One self-contained sentence to remember'),
-  category: z.enum(REMEMBER_CATEGORIES).optional(),
-  topK: z
-    .number()
-    .int()
-    .min(1)
-    .max(20)
-    .default(5)
-    .describe('Search hits checked for ambiguity (containment ≥ 0.35)'),
-  requestId: IdParam.optional().describe(
-    'Stable per agent call and reused on retry: the same request answers the same, once',
-  ),
-});
-type RememberBody = z.infer<typeof RememberBody>;
 
 type Recorded = DataOf<'AgentMemoryRecorded'>;
 
@@ -83,6 +64,30 @@ export function rememberRoutes(ctx: RememberContext) {
             'Remember one statement now (agent pool): reinforce a duplicate, add, or mark a conflict',
           params: z.object({ spaceId: SpaceIdParam, threadId: IdParam }),
           body: RememberBody,
+          response: {
+            200: RememberReply,
+            ...errorResponses({
+              403: {
+                description: 'Remember is disabled on this server (`remember_disabled`).',
+                example: {
+                  code: 'remember_disabled',
+                  message: 'remember is disabled on this server',
+                },
+              },
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+              409: {
+                description:
+                  'The `requestId` was already used for a different remember request (`request_conflict`).',
+                example: {
+                  code: 'request_conflict',
+                  message: 'this requestId was already used for a different remember request',
+                  details: { requestId: 'session-43:tool:call_2' },
+                },
+              },
+              413: true,
+              503: 'The read model has not caught up with the log within 10 s; retry shortly (`projection_lagging`).',
+            }),
+          },
         },
       },
       async (request) => {

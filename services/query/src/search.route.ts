@@ -1,16 +1,26 @@
 import { z } from 'zod';
-import { IdParam, notFound, SpaceIdParam, tenantOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  notFound,
+  SpaceIdParam,
+  tenantOf,
+  type TypedApp,
+} from '@stratagate/http';
 import { searchIndex } from '@stratagate/store';
 import { EventSearchParams, searchEvents } from './event-search.ts';
 import { openBatch, type EvidenceContext } from './evidence.service.ts';
 import { eventCard } from './memory-events.route.ts';
 import { getEvents, getSpace, rm } from './read-model.queries.ts';
+import { EventSearchReply, RawSearchBody, RawSearchReply } from './search.schema.ts';
 
 const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
 const SCORE_MEANING = 'BM25 relevance; orders results only, never a probability of truth';
 const FUSED_SCORE_MEANING =
   'reciprocal-rank fusion of BM25, structured filters and pools; orders results only, never a probability of truth';
 const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
+const SPACE_NOT_FOUND =
+  'The space does not exist in the tenant of the API key (`space_not_found`).';
 
 /**
  * Agent retrieval (MM-RET-3/6): ranked in Postgres by the search index, scope applied before
@@ -25,11 +35,11 @@ export function searchRoutes(ctx: EvidenceContext) {
           tags: ['gate'],
           summary: 'Search sealed raw messages (BM25); opens an evidence batch',
           params: ThreadParams,
-          body: z.object({
-            query: z.string().min(1).max(2000),
-            limit: z.number().int().min(1).max(20).default(6),
-            scope: z.enum(['space', 'session']).default('space'),
-          }),
+          body: RawSearchBody,
+          response: {
+            200: RawSearchReply,
+            ...errorResponses({ 404: SPACE_NOT_FOUND, 413: true }),
+          },
         },
       },
       async (request) => {
@@ -138,6 +148,10 @@ export function searchRoutes(ctx: EvidenceContext) {
             'Search memory events (BM25, structured filters, RRF over the extracted and agent pools); opens an evidence batch',
           params: ThreadParams,
           body: EventSearchParams,
+          response: {
+            200: EventSearchReply,
+            ...errorResponses({ 404: SPACE_NOT_FOUND, 413: true }),
+          },
         },
       },
       async (request) => {
