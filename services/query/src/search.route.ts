@@ -90,25 +90,46 @@ export function searchRoutes(ctx: EvidenceContext) {
                 .execute();
         const byId = new Map(messages.map((m) => [m.message_id, m]));
         const hits = [];
+        // Every hit's block in one query (not one per hit), ordered as the blocks are.
+        const blockIds = [...new Set(messages.flatMap((m) => (m.block_id ? [m.block_id] : [])))];
+        const blockRows =
+          blockIds.length === 0
+            ? []
+            : await db
+                .selectFrom('messages as m')
+                .innerJoin('turns as t', (j) =>
+                  j
+                    .onRef('t.tenant_id', '=', 'm.tenant_id')
+                    .onRef('t.space_id', '=', 'm.space_id')
+                    .onRef('t.turn_id', '=', 'm.turn_id'),
+                )
+                .select([
+                  't.block_id',
+                  'm.message_id',
+                  'm.role',
+                  'm.name',
+                  'm.content',
+                  'm.occurred_at',
+                ])
+                .where('t.tenant_id', '=', space.tenantId)
+                .where('t.space_id', '=', space.spaceId)
+                .where('t.block_id', 'in', blockIds)
+                .orderBy('t.block_id')
+                .orderBy('m.thread_turn')
+                .orderBy('m.seq')
+                .execute();
+        const blocks = new Map<string, typeof blockRows>();
+        for (const row of blockRows) {
+          const list = blocks.get(row.block_id!) ?? [];
+          list.push(row);
+          blocks.set(row.block_id!, list);
+        }
         for (const r of ranked) {
           const m = byId.get(r.id);
           if (!m || !m.block_id) continue;
-          const block = await db
-            .selectFrom('messages as m')
-            .innerJoin('turns as t', (j) =>
-              j
-                .onRef('t.tenant_id', '=', 'm.tenant_id')
-                .onRef('t.space_id', '=', 'm.space_id')
-                .onRef('t.turn_id', '=', 'm.turn_id'),
-            )
-            .select(['m.message_id', 'm.role', 'm.name', 'm.content', 'm.occurred_at'])
-            .where('t.tenant_id', '=', space.tenantId)
-            .where('t.space_id', '=', space.spaceId)
-            .where('t.block_id', '=', m.block_id)
-            .orderBy('m.thread_turn')
-            .orderBy('m.seq')
-            .execute();
+          const block = blocks.get(m.block_id) ?? [];
           const i = block.findIndex((x) => x.message_id === m.message_id);
+          if (i < 0) continue;
           const card = (x: (typeof block)[number]) => ({
             messageId: x.message_id,
             role: x.role,
