@@ -69,7 +69,7 @@ export async function startTestNode(
         const s = await request('GET', `/v1/spaces/${spaceId}/status`, undefined, asKey);
         const done =
           s.status === 200 &&
-          s.body.projectedPosition === s.body.logPosition &&
+          s.body.projectedPosition >= s.body.logPosition &&
           s.body.summaryJobs.pending === 0 &&
           s.body.extractionJobs.pending === 0 &&
           s.body.graphJobs.pending === 0 &&

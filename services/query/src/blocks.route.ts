@@ -261,6 +261,11 @@ export function queryRoutes(ctx: QueryContext) {
       },
       async (request) => {
         const space = spaceOf(tenantOf(request), request.params.spaceId);
+        // Positions first, counters after: when projectedPosition has reached logPosition, the
+        // counters describe a state at least that recent, so "caught up and nothing pending"
+        // can never pair new positions with counters from before the last records.
+        const logPosition = await ctx.log.headPosition();
+        const projectedPosition = await ctx.projectedPosition();
         const row = await requireSpace(space);
         const jobs = await jobCounts(rm(ctx.db, ctx.schema), space);
         const sum = (pred: (j: (typeof jobs)[number]) => boolean) =>
@@ -291,8 +296,8 @@ export function queryRoutes(ctx: QueryContext) {
             completed: sum((j) => j.graph_status === 'completed'),
             failed: sum((j) => j.graph_status === 'failed'),
           },
-          projectedPosition: await ctx.projectedPosition(),
-          logPosition: await ctx.log.headPosition(),
+          projectedPosition,
+          logPosition,
         };
       },
     );
