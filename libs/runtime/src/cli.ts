@@ -1,10 +1,19 @@
 import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
 import { createPostgresLog } from '@stratagate/log';
-import { coreProjection, readCheckpoint } from '@stratagate/projector';
+import {
+  abandonBuild,
+  PROJECTIONS,
+  projectionStatus,
+  rebuildProjection,
+  RebuildAborted,
+  releaseBuild,
+  type RebuildProgress,
+} from '@stratagate/projector';
 import { openDatabase } from '@stratagate/store';
-import { loadConfig, type Config } from './config.ts';
+import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
+import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
 
 type Flags = {
@@ -99,8 +108,8 @@ withStoreOptions(
   const config = configFrom(flags);
   const { database, log } = await openStores(config);
   await new ApiKeyStore(database.db).migrate();
-  await coreProjection.migrate(database.db, config.STRATAGATE_READ_MODEL_SCHEMA);
-  console.log('migrated');
+  const { version } = await prepareReadModel(database.db, config);
+  console.log(`migrated (read model ${version.liveSchema})`);
   await log.close();
   await database.close();
 });
@@ -128,10 +137,11 @@ withStoreOptions(
   ) => {
     const config = configFrom(flags);
     const { database, log } = await openStores(config);
+    const { version } = await prepareReadModel(database.db, config);
     const n = await requestReconsolidation({
       db: database.db,
       log,
-      schema: config.STRATAGATE_READ_MODEL_SCHEMA,
+      schema: version.liveSchema,
       space: { tenantId: flags.tenant, spaceId: flags.space },
       fromSequence: flags.fromSequence === undefined ? undefined : Number(flags.fromSequence),
       toSequence: flags.toSequence === undefined ? undefined : Number(flags.toSequence),
@@ -145,18 +155,153 @@ withStoreOptions(
   },
 );
 
-const projections = program.command('projections').description('projection state');
-withStoreOptions(projections.command('status')).action(async (flags: Flags) => {
+const projections = program
+  .command('projections')
+  .description('projection state and side-by-side rebuilds (ADR 0009)');
+withStoreOptions(
+  projections.command('status').description('live and building versions with their lag'),
+).action(async (flags: Flags) => {
   const config = configFrom(flags);
   const { database, log } = await openStores(config);
-  const schema = config.STRATAGATE_READ_MODEL_SCHEMA;
-  await coreProjection.migrate(database.db, schema);
-  const head = await log.headPosition();
-  const at = await readCheckpoint(database.db, schema, coreProjection.name);
-  console.log(`${coreProjection.name} (${schema}): position ${at} of ${head}, lag ${head - at}`);
+  await prepareReadModel(database.db, config);
+  for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
+    const rules = (r: { codeVersion: number; rules: object }) =>
+      `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
+    console.log(
+      `${p.name} (${p.live.schema}, generation ${p.live.generation}): position ` +
+        `${p.live.position} of ${p.head}, lag ${p.live.lag}; ${rules(p.live.rules)}`,
+    );
+    if (p.building) {
+      const b = p.building;
+      const heartbeat =
+        b.heartbeatAgeMs === null
+          ? 'no builder'
+          : `builder seen ${fmtSeconds(b.heartbeatAgeMs)} ago`;
+      console.log(
+        `  building ${b.schema} (generation ${b.generation}): position ${b.position} of ` +
+          `${p.head}, lag ${b.lag}; ${rules(b.rules)}; ${heartbeat}`,
+      );
+    }
+    if (p.retiredSchema) console.log(`  retired ${p.retiredSchema}: waiting to be dropped`);
+  }
   await log.close();
   await database.close();
 });
+
+type RebuildFlags = Flags & {
+  batchSize: string;
+  drainMs: string;
+  staleMs: string;
+  takeOver?: boolean;
+};
+
+/** Rules of each projection as this process is configured (the rebuild's new rules). */
+const configuredRules: Record<string, (config: Config) => unknown> = {
+  core: coreRulesFromConfig,
+};
+
+withStoreOptions(
+  projections
+    .command('rebuild <name>')
+    .description(
+      'build the next version from position 0 beside the live one with the configured rules, ' +
+        'switch reads once it has caught up, drop the old schema',
+    )
+    .option('--batch-size <n>', 'records per transaction', '1000')
+    .option(
+      '--drain-ms <ms>',
+      'keep the old schema this long after the switch (> readers refresh + longest request)',
+      '10000',
+    )
+    .option('--stale-ms <ms>', 'take over a build whose builder was silent this long', '30000')
+    .option('--take-over', 'take over a build even if its builder reported recently'),
+).action(async (name: string, flags: RebuildFlags) => {
+  const definition = PROJECTIONS[name];
+  if (!definition) {
+    throw new Error(`unknown projection '${name}' (known: ${Object.keys(PROJECTIONS).join(', ')})`);
+  }
+  const config = configFrom(flags);
+  const { database, log } = await openStores(config);
+  // No prepareReadModel here: this process's rules are the new version's, not the live one's.
+  const builderId = `cli-${process.pid}-${Date.now()}`;
+  const interrupt = new AbortController();
+  process.once('SIGINT', () => interrupt.abort());
+  process.once('SIGTERM', () => interrupt.abort());
+  const base = config.STRATAGATE_READ_MODEL_SCHEMA;
+  try {
+    const result = await rebuildProjection({
+      db: database.db,
+      log,
+      base,
+      definition,
+      rules: configuredRules[name]!(config),
+      batchSize: Number(flags.batchSize),
+      drainMs: Number(flags.drainMs),
+      staleMs: Number(flags.staleMs),
+      takeOver: flags.takeOver ?? false,
+      builderId,
+      signal: interrupt.signal,
+      onProgress: printProgress,
+    });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    if (result.alreadyLive) {
+      console.log(
+        `${name}: a previous rebuild had already switched to ${result.liveSchema}` +
+          (result.droppedSchema ? `; dropped ${result.droppedSchema}` : ''),
+      );
+    } else {
+      const how = result.resumedFrom > 0 ? ` (resumed at ${result.resumedFrom})` : '';
+      console.log(
+        `${name}: reads switched to ${result.liveSchema} (generation ${result.generation}) at ` +
+          `position ${result.switchedAt}${how}` +
+          (result.droppedSchema ? `; dropped ${result.droppedSchema}` : ''),
+      );
+    }
+  } catch (error) {
+    if (error instanceof RebuildAborted) {
+      // Interrupted, not crashed: let a rerun resume at once instead of waiting for staleness.
+      await releaseBuild(database.db, base, name, builderId);
+      console.error(`\n${name}: interrupted; run the same command again to resume`);
+      process.exitCode = 130;
+    } else {
+      throw error;
+    }
+  } finally {
+    await log.close();
+    await database.close();
+  }
+});
+
+withStoreOptions(
+  projections
+    .command('abandon <name>')
+    .description('give up the version being built (drops its schema; the live one stays)'),
+).action(async (name: string, flags: Flags) => {
+  const config = configFrom(flags);
+  const { database, log } = await openStores(config);
+  await prepareReadModel(database.db, config);
+  const dropped = await abandonBuild(database.db, config.STRATAGATE_READ_MODEL_SCHEMA, name);
+  console.log(
+    dropped ? `${name}: abandoned and dropped ${dropped}` : `${name}: nothing is building`,
+  );
+  await log.close();
+  await database.close();
+});
+
+function fmtSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** One line per tick on stderr (rewritten in place on a terminal). */
+function printProgress(p: RebuildProgress): void {
+  const pct = p.head > 0 ? ` (${((100 * p.position) / p.head).toFixed(1)}%)` : '';
+  const line =
+    `${p.name} → ${p.schema}: ${p.phase} position ${p.position} of ${p.head}${pct}, ` +
+    `${Math.round(p.recordsPerSecond)} records/s, lag ${p.head - p.position}, ` +
+    `${fmtSeconds(p.elapsedMs)}`;
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${line}`);
+  else process.stderr.write(`${line}\n`);
+}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

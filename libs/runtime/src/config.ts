@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DECAY_LAMBDA } from '@stratagate/domain';
 import { DEFAULT_READ_MODEL_SCHEMA } from '@stratagate/store';
 
 export const ROLES = ['ingest', 'projector', 'consolidator', 'query'] as const;
@@ -33,7 +34,27 @@ export const ConfigSchema = z.object({
       }
       return roles as Role[];
     }),
-  STRATAGATE_READ_MODEL_SCHEMA: z.string().default(DEFAULT_READ_MODEL_SCHEMA),
+  STRATAGATE_READ_MODEL_SCHEMA: z
+    .string()
+    .default(DEFAULT_READ_MODEL_SCHEMA)
+    .describe(
+      'base schema of the read model; after a rebuild the control table names the live one',
+    ),
+  STRATAGATE_PROJECTION_REFRESH_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe('how often readers re-check which read-model version is live (ADR 0009)'),
+  STRATAGATE_DEFAULT_DECAY_LAMBDA: z.coerce
+    .number()
+    .finite()
+    .min(0)
+    .max(5)
+    .default(DEFAULT_DECAY_LAMBDA)
+    .describe(
+      'projection rule: fading λ of spaces never configured; for a fresh database, else applied by a rebuild',
+    ),
   STRATAGATE_API_KEY: z
     .string()
     .min(32)
@@ -78,4 +99,9 @@ export function loadConfig(
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Rules of the core projection as configured (a fresh database's first version, a rebuild). */
+export function coreRulesFromConfig(config: Config): { defaultDecayLambda: number } {
+  return { defaultDecayLambda: config.STRATAGATE_DEFAULT_DECAY_LAMBDA };
 }

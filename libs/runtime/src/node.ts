@@ -10,9 +10,12 @@ import {
   type ModelPort,
 } from '@stratagate/model';
 import {
-  coreProjection,
+  coreProjectionDefinition,
+  createLiveSchema,
   createProjector,
+  liveTarget,
   readCheckpoint,
+  type LiveSchema,
   type Projector,
 } from '@stratagate/projector';
 import {
@@ -24,15 +27,19 @@ import {
   recallRoutes,
   rememberRoutes,
   searchRoutes,
+  type QueryContext,
 } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
+import { prepareReadModel, requestReadModel } from './read-model.ts';
 
 export interface StrataGateNode {
   config: Config;
   database: Database;
   log: MessageLog;
   apiKeys: ApiKeyStore;
+  /** Which read-model schema is live (the control table, cached; ADR 0009). */
+  readModel: LiveSchema;
   projector: Projector | null;
   consolidator: Consolidator | null;
   http: HttpApp | null;
@@ -79,7 +86,14 @@ export async function startNode(
   const log = await createPostgresLog(database);
   const apiKeys = new ApiKeyStore(database.db);
   await apiKeys.migrate();
-  await coreProjection.migrate(database.db, config.STRATAGATE_READ_MODEL_SCHEMA);
+  const prepared = await prepareReadModel(database.db, config);
+  if (!prepared.configMatches && logger) {
+    logger.warn(
+      { live: prepared.version.liveSchema, rules: prepared.version.liveRules },
+      'projection rules in the configuration differ from the live read model; ' +
+        '`stratagate projections rebuild core` applies them',
+    );
+  }
 
   let createdKey: string | null = null;
   if (config.STRATAGATE_API_KEY) {
@@ -93,7 +107,16 @@ export async function startNode(
   }
 
   const roles = new Set(config.STRATAGATE_ROLES);
-  const schema = config.STRATAGATE_READ_MODEL_SCHEMA;
+  const base = config.STRATAGATE_READ_MODEL_SCHEMA;
+  // Readers resolve the live schema from the control table, re-checked at most every refresh
+  // interval; the projector re-resolves on every pass and confirms it in every batch.
+  const readModel = createLiveSchema({
+    db: database.db,
+    base,
+    name: coreProjectionDefinition.name,
+    refreshMs: config.STRATAGATE_PROJECTION_REFRESH_MS,
+    initial: prepared.version.liveSchema,
+  });
   const onError = (role: string) => (error: unknown) => {
     if (logger) logger.error({ err: error, role }, `${role} loop failed; retrying`);
   };
@@ -102,8 +125,7 @@ export async function startNode(
     ? createProjector({
         db: database.db,
         log,
-        schema,
-        projection: coreProjection,
+        target: liveTarget({ base, definition: coreProjectionDefinition }),
         onError: onError('projector'),
       })
     : null;
@@ -111,7 +133,7 @@ export async function startNode(
     ? createConsolidator({
         db: database.db,
         log,
-        schema,
+        schema: () => readModel.get(),
         model: options.model ?? modelFromConfig(config),
         now,
         // The client times out each call and retries transient failures itself; this is the
@@ -126,27 +148,37 @@ export async function startNode(
   const writer = new SpaceWriterService(log);
   if (roles.has('ingest')) routes.push(ingestRoutes({ log, writer, now }));
   if (roles.has('query')) {
-    const queryContext = {
+    const pinned = requestReadModel(readModel);
+    const shared = {
       db: database.db,
       log,
-      schema,
       now,
-      projectedPosition: () => readCheckpoint(database.db, schema, coreProjection.name),
+      projectedPosition: async () =>
+        readCheckpoint(database.db, await pinned.follow(), coreProjectionDefinition.name),
     };
+    // `schema` is a getter: each request reads the version it was pinned to. (A spread of the
+    // result would freeze the schema of that moment; the routes only read `ctx.schema`.)
+    const context = <T extends object>(extra: T): QueryContext & T =>
+      Object.defineProperty({ ...shared, ...extra }, 'schema', {
+        get: pinned.schema,
+        enumerable: true,
+      }) as QueryContext & T;
     routes.push(
-      queryRoutes(queryContext),
-      memoryEventRoutes(queryContext),
-      graphRoutes(queryContext),
-      evidenceRoutes({ ...queryContext, writer }),
-      searchRoutes({ ...queryContext, writer }),
-      graphSearchRoutes({ ...queryContext, writer }),
-      recallRoutes(queryContext),
-      rememberRoutes({
-        ...queryContext,
-        writer,
-        model: options.model ?? modelFromConfig(config),
-        enabled: config.STRATAGATE_REMEMBER_ENABLED,
-      }),
+      pinned.hook,
+      queryRoutes(context({})),
+      memoryEventRoutes(context({})),
+      graphRoutes(context({})),
+      evidenceRoutes(context({ writer })),
+      searchRoutes(context({ writer })),
+      graphSearchRoutes(context({ writer })),
+      recallRoutes(context({})),
+      rememberRoutes(
+        context({
+          writer,
+          model: options.model ?? modelFromConfig(config),
+          enabled: config.STRATAGATE_REMEMBER_ENABLED,
+        }),
+      ),
     );
   }
   const http =
@@ -173,6 +205,7 @@ export async function startNode(
     database,
     log,
     apiKeys,
+    readModel,
     projector,
     consolidator,
     http,

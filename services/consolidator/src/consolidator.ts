@@ -22,7 +22,11 @@ import {
 export interface ConsolidatorOptions {
   db: AnyDb;
   log: MessageLog;
-  schema: string;
+  /**
+   * The read-model schema, or how to find the live one: resolved at the start of every pass, so
+   * a projection rebuild's switch is followed (ADR 0009).
+   */
+  schema: string | (() => Promise<string>);
   model: ModelPort;
   now?: () => Date;
   /** Structured model tasks time out after this (MM-JOB-5: 120 s). */
@@ -45,7 +49,9 @@ export interface Consolidator {
  * projected is remembered in memory, and the record's idempotency key makes a second run a no-op.
  */
 export function createConsolidator(options: ConsolidatorOptions): Consolidator {
-  const { db, log, schema, model } = options;
+  const { db, log, model } = options;
+  // One schema per pass: every job of a pass reads the same read-model version.
+  let schema = typeof options.schema === 'string' ? options.schema : '';
   const now = options.now ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 120_000;
   const awaitingProjection = new Map<string, string>();
@@ -274,6 +280,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   }
 
   async function runDueJobs(): Promise<number> {
+    if (typeof options.schema !== 'string') schema = await options.schema();
     const due = await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16);
     let ran = 0;
     for (const block of due) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DecodedRecord } from '@stratagate/domain';
+import { z } from 'zod';
+import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
 import {
   onEvidenceAssessed,
@@ -10,7 +11,7 @@ import { onGraphProjected } from './graph.projection.ts';
 import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
-import type { Projection } from './projection.ts';
+import type { Projection, ProjectionDefinition } from './projection.ts';
 import {
   ensureSpace,
   onSpaceConfigured,
@@ -27,80 +28,119 @@ import {
   onReconsolidationRequested,
 } from './blocks.projection.ts';
 
+/**
+ * Rules of the core projection that may change and are applied by a rebuild (ADR 0009). Each
+ * read-model version records the rules it was built with.
+ */
+export const CoreProjectionRules = z
+  .object({
+    /** Fading λ of spaces that never recorded SpaceConfigured (MM-BLK-18). */
+    defaultDecayLambda: z.number().finite().min(0).max(5).default(DEFAULT_DECAY_LAMBDA),
+  })
+  .strict();
+export type CoreProjectionRules = z.infer<typeof CoreProjectionRules>;
+
 /** Spaces, threads, turns, messages, blocks (L3–L5, L0–L2, job state, decay anchors). */
-export const coreProjection: Projection = {
+export function createCoreProjection(
+  rules: CoreProjectionRules = CoreProjectionRules.parse({}),
+): Projection {
+  return {
+    name: 'core',
+    migrate: (db, schema) => migrateReadModel(db, schema),
+    handle: (trx, schema, records) => handleCore(trx, schema, records, rules),
+  };
+}
+
+/** The core projection with the default rules (tests, tools, a fresh database). */
+export const coreProjection: Projection = createCoreProjection();
+
+export const coreProjectionDefinition: ProjectionDefinition<CoreProjectionRules> = {
   name: 'core',
-  migrate: (db, schema) => migrateReadModel(db, schema),
-  async handle(trx: AnyDb, schema: string, records: DecodedRecord[]) {
-    const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
-    let turns: TurnRecord[] = [];
-    const flushTurns = async () => {
-      await onTurnsRecorded(rm, schema, turns);
-      turns = [];
-    };
-    for (const record of records) {
-      const meta = record.meta;
-      if (record.type === 'TurnRecorded') {
-        turns.push(record);
-        continue;
-      }
-      // Everything else may read what the turns before it wrote.
-      await flushTurns();
-      switch (record.type) {
-        case 'SpaceConfigured':
-          await ensureSpace(rm, meta);
-          await onSpaceConfigured(rm, record, meta);
-          break;
-        case 'BlockSealed':
-          await onBlockSealed(rm, schema, record, meta);
-          break;
-        case 'BlockSummarized':
-          await onBlockSummarized(rm, record, meta);
-          break;
-        case 'ExtractionSkipped':
-          await onExtractionSkipped(rm, record, meta);
-          break;
-        case 'DerivationFailed':
-          await onDerivationFailed(rm, record, meta);
-          break;
-        case 'DerivationRetryRequested':
-          await onDerivationRetryRequested(rm, record, meta);
-          break;
-        case 'MemoryEventsExtracted':
-          await onMemoryEventsExtracted(rm, schema, record, meta);
-          break;
-        case 'ReconsolidationRequested':
-          await onReconsolidationRequested(rm, record, meta);
-          break;
-        case 'GraphProjected':
-          await onGraphProjected(rm, schema, record, meta);
-          break;
-        case 'EvidenceBatchOpened':
-          await onEvidenceBatchOpened(rm, record, meta);
-          break;
-        case 'EvidenceAssessed':
-          await onEvidenceAssessed(rm, record, meta);
-          break;
-        case 'MemoryAdopted':
-          await onMemoryAdopted(rm, record, meta);
-          break;
-        case 'MemoryEventStateChanged':
-          await onMemoryEventStateChanged(rm, schema, record, meta);
-          break;
-        case 'BlockExpanded':
-          await onBlockExpanded(rm, record, meta);
-          break;
-        case 'AgentMemoryRecorded':
-          await onAgentMemoryRecorded(rm, schema, record, meta);
-          break;
-        default: {
-          const never: never = record;
-          throw new Error(`unhandled record ${(never as DecodedRecord).type}`);
-        }
-      }
-      // Graph search documents follow the statuses of the events they cite (MM-RET-5).
-      await reindexAfterEventChanges(rm, schema, record);
+  // 1: the read model as of ADR 0009 (rules: defaultDecayLambda).
+  codeVersion: 1,
+  parseRules: (input) => CoreProjectionRules.parse(input ?? {}),
+  create: createCoreProjection,
+};
+
+async function handleCore(
+  trx: AnyDb,
+  schema: string,
+  records: DecodedRecord[],
+  rules: CoreProjectionRules,
+) {
+  const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
+  let turns: TurnRecord[] = [];
+  const flushTurns = async () => {
+    await onTurnsRecorded(rm, schema, turns, rules);
+    turns = [];
+  };
+  for (const record of records) {
+    const meta = record.meta;
+    if (record.type === 'TurnRecorded') {
+      turns.push(record);
+      continue;
     }
+    // Everything else may read what the turns before it wrote.
     await flushTurns();
-  },
+    switch (record.type) {
+      case 'SpaceConfigured':
+        await ensureSpace(rm, meta, rules);
+        await onSpaceConfigured(rm, record, meta);
+        break;
+      case 'BlockSealed':
+        await onBlockSealed(rm, schema, record, meta);
+        break;
+      case 'BlockSummarized':
+        await onBlockSummarized(rm, record, meta);
+        break;
+      case 'ExtractionSkipped':
+        await onExtractionSkipped(rm, record, meta);
+        break;
+      case 'DerivationFailed':
+        await onDerivationFailed(rm, record, meta);
+        break;
+      case 'DerivationRetryRequested':
+        await onDerivationRetryRequested(rm, record, meta);
+        break;
+      case 'MemoryEventsExtracted':
+        await onMemoryEventsExtracted(rm, schema, record, meta);
+        break;
+      case 'ReconsolidationRequested':
+        await onReconsolidationRequested(rm, record, meta);
+        break;
+      case 'GraphProjected':
+        await onGraphProjected(rm, schema, record, meta);
+        break;
+      case 'EvidenceBatchOpened':
+        await onEvidenceBatchOpened(rm, record, meta);
+        break;
+      case 'EvidenceAssessed':
+        await onEvidenceAssessed(rm, record, meta);
+        break;
+      case 'MemoryAdopted':
+        await onMemoryAdopted(rm, record, meta);
+        break;
+      case 'MemoryEventStateChanged':
+        await onMemoryEventStateChanged(rm, schema, record, meta);
+        break;
+      case 'BlockExpanded':
+        await onBlockExpanded(rm, record, meta);
+        break;
+      case 'AgentMemoryRecorded':
+        await onAgentMemoryRecorded(rm, schema, record, meta);
+        break;
+      default: {
+        const never: never = record;
+        throw new Error(`unhandled record ${(never as DecodedRecord).type}`);
+      }
+    }
+    // Graph search documents follow the statuses of the events they cite (MM-RET-5).
+    await reindexAfterEventChanges(rm, schema, record);
+  }
+  await flushTurns();
+}
+
+/** The projections an operator can rebuild by name (`stratagate projections rebuild <name>`). */
+export const PROJECTIONS: Record<string, ProjectionDefinition> = {
+  core: coreProjectionDefinition,
 };

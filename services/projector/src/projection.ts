@@ -12,3 +12,49 @@ export interface Projection {
   migrate(db: AnyDb, schema: string): Promise<void>;
   handle(trx: AnyDb, schema: string, records: DecodedRecord[]): Promise<void>;
 }
+
+/**
+ * A projection whose output depends on rules that may change (decay defaults, weight formula,
+ * ranking, tokenisation). Each version of the read model is built with one code version and one
+ * rule set, recorded in the control table (`versions.ts`); a rule change is applied by a rebuild
+ * side by side, never by rewriting the live version in place.
+ */
+export interface ProjectionDefinition<Rules = unknown> {
+  readonly name: string;
+  /** Bump when the projection code changes what it writes: a rebuild applies the change. */
+  readonly codeVersion: number;
+  /** Validates rules (from configuration or the control table), filling defaults. */
+  parseRules(input: unknown): Rules;
+  create(rules: Rules): Projection;
+}
+
+/** What the control table stores for one version: the code that built it and its rules. */
+export interface VersionRules {
+  codeVersion: number;
+  rules: Record<string, unknown>;
+}
+
+/** Key-sorted JSON, so equal rule sets compare equal whatever their key order. */
+export function canonicalRules(value: VersionRules): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v as object)
+              .sort()
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return JSON.stringify(sort(value));
+}
+
+export function versionRulesOf<R>(
+  definition: ProjectionDefinition<R>,
+  rules: unknown,
+): VersionRules {
+  return {
+    codeVersion: definition.codeVersion,
+    rules: definition.parseRules(rules) as Record<string, unknown>,
+  };
+}

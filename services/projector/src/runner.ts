@@ -3,19 +3,29 @@ import { tailLoop, type MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import type { Projection } from './projection.ts';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
+import {
+  fixedTarget,
+  TargetMoved,
+  type ProjectionTarget,
+  type ResolvedTarget,
+} from './versions.ts';
 
-export interface ProjectorOptions {
+export interface ProjectorSettings {
   db: AnyDb;
   log: MessageLog;
-  schema: string;
-  projection: Projection;
   batchSize?: number;
   /** Poll interval when idle; in-process appends wake the loop. */
   idleMs?: number;
   /** Delay after a wake-up so bursts are applied in larger batches (default 20 ms). */
   coalesceMs?: number;
   onError?: (error: unknown) => void;
+  /** After each committed batch (progress reporting). */
+  onBatch?: (batch: { schema: string; from: number; to: number; records: number }) => void;
 }
+
+/** One schema (`schema` + `projection`), or a target that may move (the live version). */
+export type ProjectorOptions = ProjectorSettings &
+  ({ schema: string; projection: Projection } | { target: ProjectionTarget });
 
 export interface Projector {
   /** Applies batches until the log has nothing newer; returns the checkpoint reached. */
@@ -29,25 +39,37 @@ export interface Projector {
  * Reads the log from the checkpoint and applies each batch in one transaction together with the
  * compare-and-set checkpoint. A crash between append and projection loses nothing: the next run
  * resumes from the stored checkpoint.
+ *
+ * The target schema is resolved at the start of each pass and confirmed inside every batch's
+ * transaction: when a rebuild switches reads to a new version, the batch in flight rolls back
+ * and the runner continues the new schema from that schema's own checkpoint (ADR 0009).
  */
 export function createProjector(options: ProjectorOptions): Projector {
-  const { db, log, schema, projection } = options;
+  const { db, log } = options;
+  const target =
+    'target' in options ? options.target : fixedTarget(options.schema, options.projection);
   const batchSize = options.batchSize ?? 500;
   const idleMs = options.idleMs ?? 200;
-  let migrated = false;
-
-  async function ensureMigrated() {
-    if (migrated) return;
-    await projection.migrate(db, schema);
-    migrated = true;
-  }
-
+  let active: ResolvedTarget | null = null;
+  let migrated: string | null = null;
   // The checkpoint is read once and then tracked here; the compare-and-set in every batch's
   // transaction catches another runner moving it, and we re-read then.
   let checkpoint: number | null = null;
 
-  async function step(): Promise<number> {
-    const from = checkpoint ?? (await readCheckpoint(db, schema, projection.name));
+  async function resolve(): Promise<ResolvedTarget> {
+    const next = await target.current(db);
+    if (next.schema !== active?.schema) checkpoint = null;
+    active = next;
+    if (migrated !== next.schema) {
+      await next.projection.migrate(db, next.schema);
+      migrated = next.schema;
+    }
+    return next;
+  }
+
+  async function step(t: ResolvedTarget): Promise<number> {
+    const name = t.projection.name;
+    const from = checkpoint ?? (await readCheckpoint(db, t.schema, name));
     checkpoint = from;
     const stored = await log.readAll(from, batchSize);
     if (stored.length === 0) return 0;
@@ -60,8 +82,9 @@ export function createProjector(options: ProjectorOptions): Projector {
     const to = stored[stored.length - 1]!.position;
     try {
       await db.transaction().execute(async (trx) => {
-        await projection.handle(trx, schema, records);
-        const outcome = await storeCheckpoint(trx, schema, projection.name, from, to);
+        await target.confirm(trx, t);
+        await t.projection.handle(trx, t.schema, records);
+        const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
         if (outcome !== 'ok') throw new CheckpointMoved(outcome);
       });
     } catch (error) {
@@ -69,21 +92,27 @@ export function createProjector(options: ProjectorOptions): Projector {
       throw error;
     }
     checkpoint = to;
+    options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
     return stored.length;
   }
 
   async function catchUp(): Promise<number> {
-    await ensureMigrated();
+    let t = await resolve();
     for (;;) {
       try {
         // A short batch means we reached the (visible) end of the log.
-        if ((await step()) < batchSize) break;
+        if ((await step(t)) < batchSize) break;
       } catch (error) {
+        if (error instanceof TargetMoved) {
+          // Reads switched to another version: continue that one from its own checkpoint.
+          t = await resolve();
+          continue;
+        }
         // Another runner applied this range first: the rollback is the idempotent outcome.
         if (!(error instanceof CheckpointMoved)) throw error;
       }
     }
-    return checkpoint ?? readCheckpoint(db, schema, projection.name);
+    return checkpoint ?? readCheckpoint(db, t.schema, t.projection.name);
   }
 
   const loop = tailLoop({
@@ -98,8 +127,8 @@ export function createProjector(options: ProjectorOptions): Projector {
     start: loop.start,
     stop: loop.stop,
     async position() {
-      await ensureMigrated();
-      return readCheckpoint(db, schema, projection.name);
+      const t = await resolve();
+      return readCheckpoint(db, t.schema, t.projection.name);
     },
   };
 }

@@ -5,16 +5,26 @@ import type { ReadModelTables } from '@stratagate/store';
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
 
-const DEFAULT_SPACE = { block_size: 12, decay_lambda: 0.3 };
+/** Rules of the core projection this module reads (see CoreProjectionRules). */
+export interface SpaceDefaults {
+  defaultDecayLambda: number;
+}
+
+// The block size here only describes the space: seals are recorded (BlockSealed), so it is the
+// writer's default, not a rule. The λ of an unconfigured space is a rule (rebuilds apply it).
+const defaultSpace = (rules: SpaceDefaults) => ({
+  block_size: 12,
+  decay_lambda: rules.defaultDecayLambda,
+});
 
 /** Every record of a space makes sure its space row exists; settings arrive with SpaceConfigured. */
-export async function ensureSpace(rm: Rm, meta: Meta): Promise<void> {
+export async function ensureSpace(rm: Rm, meta: Meta, rules: SpaceDefaults): Promise<void> {
   await rm
     .insertInto('spaces')
     .values({
       tenant_id: meta.metadata.tenantId,
       space_id: meta.metadata.spaceId,
-      ...DEFAULT_SPACE,
+      ...defaultSpace(rules),
       turn_counter: 0,
       block_count: 0,
       applied_position: 0,
@@ -45,7 +55,12 @@ export type TurnRecord = RecordOf<'TurnRecorded'> & { meta: Meta };
  * Inserts skip rows already there; thread and space counters move only forward (position guards),
  * so a batch delivered twice changes nothing.
  */
-export async function onTurnsRecorded(rm: Rm, schema: string, turns: TurnRecord[]) {
+export async function onTurnsRecorded(
+  rm: Rm,
+  schema: string,
+  turns: TurnRecord[],
+  rules: SpaceDefaults,
+) {
   if (turns.length === 0) return;
   const spaces = new Map<
     string,
@@ -78,7 +93,7 @@ export async function onTurnsRecorded(rm: Rm, schema: string, turns: TurnRecord[
       [...spaces.values()].map((s) => ({
         tenant_id: s.tenant_id,
         space_id: s.space_id,
-        ...DEFAULT_SPACE,
+        ...defaultSpace(rules),
         turn_counter: 0,
         block_count: 0,
         applied_position: 0,
