@@ -16,6 +16,8 @@
  *                          endpoint (default 600)
  *   --seed-cache DIR       keep the generated spaces' records in DIR and replay them next time
  *                          (only valid with the same bench code; default: regenerate per run)
+ *   --resume               reuse the search results an interrupted run with the same options
+ *                          saved in bench/out/search-partial
  *   --quick                reduced sizes everywhere
  * Medians and percentiles from one run on this machine.
  */
@@ -58,6 +60,7 @@ const warmup = Number(flag('--warmup') ?? 20);
 const asIsBudgetSeconds = Number(flag('--as-is-budget') ?? 360);
 const measureBudgetSeconds = Number(flag('--measure-budget') ?? 600);
 const seedCache = flag('--seed-cache');
+const resume = args.includes('--resume');
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'benchmarks.md');
@@ -259,6 +262,7 @@ if (runs('search')) {
     asIsBudgetSeconds,
     measureBudgetSeconds,
     seedCache,
+    resume,
   });
   await writeFile(join(ROOT, 'docs', SVG_NAME), latencySvg(result));
   fresh.push(...sections(searchMarkdown(result, command)));

@@ -49,6 +49,8 @@ export interface SearchBenchOptions {
   measureBudgetSeconds: number;
   /** Keep generated seeds here and replay them in later runs (default: a temporary directory). */
   seedCache?: string | undefined;
+  /** Reuse results an interrupted run with the same options saved in outDir. */
+  resume?: boolean;
 }
 
 const MIN_REQUESTS = 100;
@@ -111,6 +113,8 @@ export interface SizeResult {
   analyzeSeconds: number;
   explain: ExplainReport[] | null;
   statistics: string;
+  /** Wall time of this backend and size, seeding to teardown. */
+  wallSeconds: number;
 }
 
 export interface SearchBenchResult {
@@ -582,6 +586,7 @@ async function runOne(
   cacheDir: string,
   cache: Map<number, SeedCacheEntry>,
 ): Promise<SizeResult> {
+  const runStarted = performance.now();
   const backendName = backend === 'pglite' ? 'embedded (PGlite)' : 'local Postgres';
   const label = `${backend} ${fmt(size)}`;
   const store =
@@ -739,6 +744,7 @@ async function runOne(
       ...measured,
       explain,
       statistics,
+      wallSeconds: Math.round((performance.now() - runStarted) / 1000),
     };
   } finally {
     // On failure, a graceful stop could wait for a whole catch-up: kill, the store goes anyway.
@@ -763,9 +769,28 @@ export async function searchBench(options: SearchBenchOptions): Promise<SearchBe
     const backends: ('pglite' | 'postgres')[] = ['pglite'];
     if (options.postgresUrl) backends.push('postgres');
     else console.log('no Postgres URL (DATABASE_URL): the search benchmark runs on PGlite only');
+    // Each result is saved as soon as it is complete; --resume picks up the ones an interrupted
+    // run with the same options finished (a long run on a shared machine can be stopped).
+    const partial = join(options.outDir, 'search-partial');
+    await mkdir(partial, { recursive: true });
+    const fingerprint = JSON.stringify({ ...options, resume: undefined, seedCache: undefined });
     for (const backend of backends) {
       for (const size of options.sizes) {
-        results.push(await runOne(backend, size, options, cacheDir, cache));
+        const file = join(partial, `${backend}-${size}.json`);
+        if (options.resume) {
+          const saved = await readFile(file, 'utf8').catch(() => null);
+          const parsed = saved
+            ? (JSON.parse(saved) as { fingerprint: string; result: SizeResult })
+            : null;
+          if (parsed?.fingerprint === fingerprint) {
+            log(`${backend} ${fmt(size)}`, `resumed from ${file}`);
+            results.push(parsed.result);
+            continue;
+          }
+        }
+        const result = await runOne(backend, size, options, cacheDir, cache);
+        await writeFile(file, JSON.stringify({ fingerprint, result }));
+        results.push(result);
       }
     }
   } finally {
