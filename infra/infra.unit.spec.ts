@@ -350,9 +350,11 @@ services:
   });
 
   it('ignores third-party services and reads list-style environment', () => {
-    const scan = scanTexts(compose('    - DATABASE_URL=postgres://x\n    - KAFKA_BROKERS=k:9092'));
+    const scan = scanTexts(
+      compose('    - DATABASE_URL=postgres://x\n    - NATS_URL=nats://n:4222'),
+    );
     expect(unknownEnv(scan)).toEqual([
-      'KAFKA_BROKERS in docker-compose.yml services.ingest.environment',
+      'NATS_URL in docker-compose.yml services.ingest.environment',
     ]);
   });
 
@@ -370,7 +372,7 @@ services:
     const k8s = `apiVersion: v1
 kind: ConfigMap
 metadata: { name: cfg }
-data: { STRATAGATE_PORT: '8787', OTEL_SERVICE_NAME: x }
+data: { STRATAGATE_PORT: '8787', STRATAGATE_THEME: x }
 ---
 apiVersion: v1
 kind: Secret
@@ -387,7 +389,7 @@ spec:
         - name: q
           image: registry.example.com/stratagate:1
           args: [serve, --role, query]
-          env: [{ name: STRATAGATE_LOG_BACKEND, value: kafka }]
+          env: [{ name: STRATAGATE_STORAGE_ENGINE, value: kafka }]
           envFrom:
             - configMapRef: { name: cfg }
             - secretRef: { name: sec }
@@ -398,8 +400,8 @@ spec:
 `;
     const scan = scanTexts(new Map([['k8s/app.yaml', k8s]]));
     expect(unknownEnv(scan)).toEqual([
-      'STRATAGATE_LOG_BACKEND in k8s/app.yaml Deployment/q container q env',
-      'OTEL_SERVICE_NAME in k8s/app.yaml ConfigMap/cfg (k8s/app.yaml Deployment/q container q)',
+      'STRATAGATE_STORAGE_ENGINE in k8s/app.yaml Deployment/q container q env',
+      'STRATAGATE_THEME in k8s/app.yaml ConfigMap/cfg (k8s/app.yaml Deployment/q container q)',
     ]);
     expect(scan.errors).toEqual([
       'k8s/app.yaml Deployment/q container q: envFrom Secret/missing is not defined under infra/',

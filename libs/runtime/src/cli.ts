@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
-import { createPostgresLog } from '@stratagate/log';
 import {
   abandonBuild,
+  kafkaProjectionGroup,
   PROJECTIONS,
   projectionStatus,
   rebuildProjection,
@@ -13,6 +13,7 @@ import {
 import { openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
+import { kafkaGroupLag, openMessageLog } from './log-backend.ts';
 import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
 
@@ -40,8 +41,8 @@ async function openStores(config: Config) {
       ? { kind: 'postgres', url: config.DATABASE_URL }
       : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR },
   );
-  const log = await createPostgresLog(database);
-  return { database, log };
+  const { log, kafka } = await openMessageLog(config, database, false, 'stratagate-cli');
+  return { database, log, kafka };
 }
 
 const withStoreOptions = (cmd: Command) =>
@@ -162,11 +163,29 @@ withStoreOptions(
   projections.command('status').description('live and building versions with their lag'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log } = await openStores(config);
+  const { database, log, kafka } = await openStores(config);
   await prepareReadModel(database.db, config);
+  const rules = (r: { codeVersion: number; rules: object }) =>
+    `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
+  if (kafka) {
+    // Kafka orders partitions, not the topic: lag is per partition of the live schema's group.
+    for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
+      const groupId = kafkaProjectionGroup('stratagate.projector', p.name, p.live.schema);
+      const lags = await kafkaGroupLag(kafka, groupId);
+      const total = lags.reduce((n, l) => n + l.lag, 0);
+      console.log(
+        `${p.name} (${p.live.schema}, generation ${p.live.generation}) on topic ${kafka.topic}, ` +
+          `group ${groupId}: lag ${total}; ${rules(p.live.rules)}`,
+      );
+      for (const l of lags) {
+        console.log(`  partition ${l.partition}: offset ${l.next} of ${l.end}, lag ${l.lag}`);
+      }
+    }
+    await log.close();
+    await database.close();
+    return;
+  }
   for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
-    const rules = (r: { codeVersion: number; rules: object }) =>
-      `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
     console.log(
       `${p.name} (${p.live.schema}, generation ${p.live.generation}): position ` +
         `${p.live.position} of ${p.head}, lag ${p.live.lag}; ${rules(p.live.rules)}`,
@@ -221,6 +240,12 @@ withStoreOptions(
     throw new Error(`unknown projection '${name}' (known: ${Object.keys(PROJECTIONS).join(', ')})`);
   }
   const config = configFrom(flags);
+  if (config.STRATAGATE_LOG_BACKEND !== 'postgres') {
+    throw new Error(
+      'projections rebuild reads the log in one global order, which the Kafka backend does not ' +
+        'have; rebuild from a Postgres-table log (see docs/adr/0009-projection-rebuild.md)',
+    );
+  }
   const { database, log } = await openStores(config);
   // No prepareReadModel here: this process's rules are the new version's, not the live one's.
   const builderId = `cli-${process.pid}-${Date.now()}`;

@@ -9,78 +9,112 @@ export type Role = (typeof ROLES)[number];
  * Every setting the processes read, with its environment name. Service code receives a parsed
  * Config and never reads process.env itself. infra/ manifests may only set names listed here.
  */
-export const ConfigSchema = z.object({
-  DATABASE_URL: z
-    .string()
-    .url()
-    .optional()
-    .describe('Postgres server; PGlite in STRATAGATE_DATA_DIR when unset'),
-  STRATAGATE_DATA_DIR: z.string().default('./.stratagate'),
-  STRATAGATE_HOST: z.string().default('127.0.0.1'),
-  STRATAGATE_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
-  STRATAGATE_ROLES: z
-    .string()
-    .default('all')
-    .transform((s, ctx) => {
-      if (s === 'all') return [...ROLES];
-      const roles = s.split(',').map((r) => r.trim());
-      for (const r of roles) {
-        if (!(ROLES as readonly string[]).includes(r)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `unknown role '${r}' (use ${ROLES.join(', ')} or all)`,
-          });
+export const ConfigSchema = z
+  .object({
+    DATABASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe('Postgres server; PGlite in STRATAGATE_DATA_DIR when unset'),
+    STRATAGATE_DATA_DIR: z.string().default('./.stratagate'),
+    STRATAGATE_HOST: z.string().default('127.0.0.1'),
+    STRATAGATE_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+    STRATAGATE_ROLES: z
+      .string()
+      .default('all')
+      .transform((s, ctx) => {
+        if (s === 'all') return [...ROLES];
+        const roles = s.split(',').map((r) => r.trim());
+        for (const r of roles) {
+          if (!(ROLES as readonly string[]).includes(r)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `unknown role '${r}' (use ${ROLES.join(', ')} or all)`,
+            });
+          }
         }
-      }
-      return roles as Role[];
-    }),
-  STRATAGATE_READ_MODEL_SCHEMA: z
-    .string()
-    .default(DEFAULT_READ_MODEL_SCHEMA)
-    .describe(
-      'base schema of the read model; after a rebuild the control table names the live one',
-    ),
-  STRATAGATE_PROJECTION_REFRESH_MS: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .default(1000)
-    .describe('how often readers re-check which read-model version is live (ADR 0009)'),
-  STRATAGATE_DEFAULT_DECAY_LAMBDA: z.coerce
-    .number()
-    .finite()
-    .min(0)
-    .max(5)
-    .default(DEFAULT_DECAY_LAMBDA)
-    .describe(
-      'projection rule: fading λ of spaces never configured; for a fresh database, else applied by a rebuild',
-    ),
-  STRATAGATE_API_KEY: z
-    .string()
-    .min(32)
-    .optional()
-    .describe('register this key for STRATAGATE_TENANT on start'),
-  STRATAGATE_TENANT: z.string().default('local'),
-  STRATAGATE_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(2 * 1024 * 1024),
-  STRATAGATE_LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info'),
-  STRATAGATE_REMEMBER_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true')
-    .describe('agents may write memories directly (MM-REM-1)'),
-  STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
-  // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
-  STRATAGATE_MODEL_BASE_URL: z.string().optional(),
-  STRATAGATE_MODEL_API_KEY: z.string().optional(),
-  STRATAGATE_MODEL_NAME: z.string().optional(),
-  STRATAGATE_MODEL_RESPONSE_FORMAT: z.string().optional(),
-});
+        return roles as Role[];
+      }),
+    STRATAGATE_LOG_BACKEND: z
+      .enum(['postgres', 'kafka'])
+      .default('postgres')
+      .describe(
+        'message log: a table in the database (default), or a Kafka topic indexed in the database (ADR 0007)',
+      ),
+    KAFKA_BROKERS: z
+      .string()
+      .optional()
+      .describe('comma-separated host:port list; required when STRATAGATE_LOG_BACKEND=kafka'),
+    STRATAGATE_KAFKA_TOPIC: z.string().min(1).default('stratagate.records'),
+    STRATAGATE_KAFKA_PARTITIONS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(12)
+      .describe('partitions when StrataGate creates the topic (brokers that allow CreateTopics)'),
+    STRATAGATE_KAFKA_SESSION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(10_000)
+      .describe('consumer-group session timeout: how soon a dead projector loses its partitions'),
+    STRATAGATE_READ_MODEL_SCHEMA: z
+      .string()
+      .default(DEFAULT_READ_MODEL_SCHEMA)
+      .describe(
+        'base schema of the read model; after a rebuild the control table names the live one',
+      ),
+    STRATAGATE_PROJECTION_REFRESH_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .default(1000)
+      .describe('how often readers re-check which read-model version is live (ADR 0009)'),
+    STRATAGATE_DEFAULT_DECAY_LAMBDA: z.coerce
+      .number()
+      .finite()
+      .min(0)
+      .max(5)
+      .default(DEFAULT_DECAY_LAMBDA)
+      .describe(
+        'projection rule: fading λ of spaces never configured; for a fresh database, else applied by a rebuild',
+      ),
+    STRATAGATE_API_KEY: z
+      .string()
+      .min(32)
+      .optional()
+      .describe('register this key for STRATAGATE_TENANT on start'),
+    STRATAGATE_TENANT: z.string().default('local'),
+    STRATAGATE_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(2 * 1024 * 1024),
+    STRATAGATE_LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+    STRATAGATE_REMEMBER_ENABLED: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true')
+      .describe('agents may write memories directly (MM-REM-1)'),
+    STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
+    STRATAGATE_MODEL_BASE_URL: z.string().optional(),
+    STRATAGATE_MODEL_API_KEY: z.string().optional(),
+    STRATAGATE_MODEL_NAME: z.string().optional(),
+    STRATAGATE_MODEL_RESPONSE_FORMAT: z.string().optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.STRATAGATE_LOG_BACKEND === 'kafka' && !c.KAFKA_BROKERS?.trim()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KAFKA_BROKERS'],
+        message: 'required when STRATAGATE_LOG_BACKEND=kafka',
+      });
+    }
+  });
 export type Config = z.infer<typeof ConfigSchema>;
 export const CONFIG_ENV_NAMES = Object.keys(ConfigSchema.shape);
 

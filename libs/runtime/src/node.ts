@@ -1,8 +1,9 @@
 import pino, { type Logger } from 'pino';
+import type { SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
 import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
-import { createPostgresLog, type MessageLog } from '@stratagate/log';
+import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
   createOpenAiCompatibleProvider,
@@ -12,9 +13,12 @@ import {
 import {
   coreProjectionDefinition,
   createLiveSchema,
+  createKafkaProjector,
   createProjector,
   liveTarget,
   readCheckpoint,
+  readSpaceProgress,
+  type KafkaProjector,
   type LiveSchema,
   type Projector,
 } from '@stratagate/projector';
@@ -31,6 +35,7 @@ import {
 } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
 import type { Config } from './config.ts';
+import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
 
 export interface StrataGateNode {
@@ -40,7 +45,10 @@ export interface StrataGateNode {
   apiKeys: ApiKeyStore;
   /** Which read-model schema is live (the control table, cached; ADR 0009). */
   readModel: LiveSchema;
+  /** The projector on the Postgres-table log (it reads the log in one global order). */
   projector: Projector | null;
+  /** The projector on the Kafka log: a member of the live schema's consumer group. */
+  kafkaProjector: KafkaProjector | null;
   consolidator: Consolidator | null;
   http: HttpApp | null;
   /** Base URL once listening. */
@@ -83,7 +91,14 @@ export async function startNode(
         ? { kind: 'postgres', url: config.DATABASE_URL }
         : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR },
     ));
-  const log = await createPostgresLog(database);
+  const roles = new Set(config.STRATAGATE_ROLES);
+  const opened = await openMessageLog(
+    config,
+    database,
+    logger,
+    `stratagate-${[...roles].join('-')}`,
+  );
+  const { log } = opened;
   const apiKeys = new ApiKeyStore(database.db);
   await apiKeys.migrate();
   const prepared = await prepareReadModel(database.db, config);
@@ -106,7 +121,6 @@ export async function startNode(
     createdKey = (await apiKeys.create(config.STRATAGATE_TENANT, 'first start')).key;
   }
 
-  const roles = new Set(config.STRATAGATE_ROLES);
   const base = config.STRATAGATE_READ_MODEL_SCHEMA;
   // Readers resolve the live schema from the control table, re-checked at most every refresh
   // interval; the projector re-resolves on every pass and confirms it in every batch.
@@ -121,14 +135,31 @@ export async function startNode(
     if (logger) logger.error({ err: error, role }, `${role} loop failed; retrying`);
   };
 
-  const projector = roles.has('projector')
-    ? createProjector({
-        db: database.db,
-        log,
-        target: liveTarget({ base, definition: coreProjectionDefinition }),
-        onError: onError('projector'),
-      })
-    : null;
+  const target = liveTarget({ base, definition: coreProjectionDefinition });
+  const kafkaProjector =
+    roles.has('projector') && opened.kafka
+      ? createKafkaProjector({
+          db: database.db,
+          kafka: opened.kafka.kafka,
+          topic: opened.kafka.topic,
+          checkpoints: opened.kafka.checkpoints,
+          target,
+          sessionTimeout: config.STRATAGATE_KAFKA_SESSION_TIMEOUT_MS,
+          onError: onError('projector'),
+          onAssignment: ({ groupId, partitions }) => {
+            if (logger) logger.info({ groupId, partitions }, 'projector partitions assigned');
+          },
+        })
+      : null;
+  const projector =
+    roles.has('projector') && !opened.kafka
+      ? createProjector({
+          db: database.db,
+          log,
+          target,
+          onError: onError('projector'),
+        })
+      : null;
   const consolidator = roles.has('consolidator')
     ? createConsolidator({
         db: database.db,
@@ -153,8 +184,15 @@ export async function startNode(
       db: database.db,
       log,
       now,
-      projectedPosition: async () =>
-        readCheckpoint(database.db, await pinned.follow(), coreProjectionDefinition.name),
+      // A global order (Postgres table): one checkpoint covers every space. Kafka orders a space
+      // only: each space's last applied record, against the position of its last record.
+      projectedPosition: opened.kafka
+        ? async (space: SpaceRef) => readSpaceProgress(database.db, await pinned.follow(), space)
+        : async () =>
+            readCheckpoint(database.db, await pinned.follow(), coreProjectionDefinition.name),
+      logPosition: opened.kafka
+        ? async (space: SpaceRef) => lastPositionOf(log, space)
+        : async () => log.headPosition(),
     };
     // `schema` is a getter: each request reads the version it was pinned to. (A spread of the
     // result would freeze the schema of that moment; the routes only read `ctx.schema`.)
@@ -193,6 +231,7 @@ export async function startNode(
       : null;
 
   projector?.start();
+  await kafkaProjector?.start();
   consolidator?.start();
   let url: string | null = null;
   if (http && options.listen !== false) {
@@ -207,6 +246,7 @@ export async function startNode(
     apiKeys,
     readModel,
     projector,
+    kafkaProjector,
     consolidator,
     http,
     url,
@@ -218,6 +258,7 @@ export async function startNode(
       await http?.close();
       await consolidator?.stop();
       await projector?.stop();
+      await kafkaProjector?.stop();
       await log.close();
       await database.close();
     },
@@ -231,4 +272,12 @@ export function modelFromConfig(config: Config): ModelPort {
   );
   const modelConfig = loadModelConfigFromEnv(env);
   return modelConfig ? createOpenAiCompatibleProvider(modelConfig) : createOfflineProvider();
+}
+
+/** Position of the space's last record (0 when it has none). */
+async function lastPositionOf(log: MessageLog, space: SpaceRef): Promise<number> {
+  const version = await log.spaceVersion(space);
+  if (version === 0) return 0;
+  const [last] = await log.readSpace(space, version - 1, 1);
+  return last?.position ?? 0;
 }

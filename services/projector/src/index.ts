@@ -5,3 +5,4 @@ export * from './core.projection.ts';
 export * from './graph-search.projection.ts';
 export * from './versions.ts';
 export * from './rebuild.ts';
+export * from './kafka-runner.ts';

@@ -41,8 +41,14 @@ export interface QueryContext {
   log: MessageLog;
   schema: string;
   now: () => Date;
-  /** Global position the read model has applied (for clients that wait for their own writes). */
-  projectedPosition: () => Promise<number>;
+  /**
+   * How far the read model has got for a space: a log position such that every record of the
+   * space at or below it is applied (clients wait for their own writes against it). On a log with
+   * a global order this is the global checkpoint; on Kafka, the space's last applied record.
+   */
+  projectedPosition: (space: SpaceRef) => Promise<number>;
+  /** The matching head: global on a log with a global order, else the space's last record. */
+  logPosition: (space: SpaceRef) => Promise<number>;
 }
 
 const LevelQuery = z
@@ -116,7 +122,7 @@ export function queryRoutes(ctx: QueryContext) {
               occurredAt: m.occurred_at,
             })),
           },
-          projectedPosition: await ctx.projectedPosition(),
+          projectedPosition: await ctx.projectedPosition(space),
         };
       },
     );
@@ -264,8 +270,8 @@ export function queryRoutes(ctx: QueryContext) {
         // Positions first, counters after: when projectedPosition has reached logPosition, the
         // counters describe a state at least that recent, so "caught up and nothing pending"
         // can never pair new positions with counters from before the last records.
-        const logPosition = await ctx.log.headPosition();
-        const projectedPosition = await ctx.projectedPosition();
+        const logPosition = await ctx.logPosition(space);
+        const projectedPosition = await ctx.projectedPosition(space);
         const row = await requireSpace(space);
         const jobs = await jobCounts(rm(ctx.db, ctx.schema), space);
         const sum = (pred: (j: (typeof jobs)[number]) => boolean) =>

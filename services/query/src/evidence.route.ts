@@ -162,7 +162,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
       async (request) => {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
         const { threadId } = request.params;
-        const db = await catchUpReads(ctx);
+        const db = await catchUpReads(ctx, space);
         const batch = await getBatch(db, space, threadId, request.body.batchId);
         if (!batch) throw notFound('evidence_batch', request.body.batchId ?? '(latest)');
         if (batch.status === 'recorded') {
@@ -245,7 +245,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
         const { threadId } = request.params;
         const receiptId = request.body.receiptId.trim();
-        const db = await catchUpReads(ctx);
+        const db = await catchUpReads(ctx, space);
         const batch = await getBatch(db, space, threadId, request.body.batchId);
         if (!batch) throw notFound('evidence_batch', request.body.batchId ?? '(latest)');
         const refsKey = [
@@ -299,7 +299,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
         if (outcome.status === 'duplicate') {
           return replay(outcome.existing.data as DataOf<'MemoryAdopted'>, fingerprint);
         }
-        const reread = await catchUpReads(ctx);
+        const reread = await catchUpReads(ctx, space);
         return answer(
           outcome.records[0]!.data as DataOf<'MemoryAdopted'>,
           await unresolvedBatchIds(reread, space, threadId),
@@ -330,7 +330,7 @@ export function evidenceRoutes(ctx: EvidenceContext) {
       },
       async (request) => {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
-        const db = await catchUpReads(ctx);
+        const db = await catchUpReads(ctx, space);
         let q = db
           .selectFrom('evidence_batches')
           .selectAll()

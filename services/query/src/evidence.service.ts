@@ -48,9 +48,14 @@ export async function openBatch(
 }
 
 /** Waits (bounded) until the read model has applied `position`: read-your-own-writes. */
-export async function awaitProjection(ctx: QueryContext, position: number, timeoutMs = 10_000) {
+export async function awaitProjection(
+  ctx: QueryContext,
+  space: SpaceRef,
+  position: number,
+  timeoutMs = 10_000,
+) {
   const deadline = Date.now() + timeoutMs;
-  while ((await ctx.projectedPosition()) < position) {
+  while ((await ctx.projectedPosition(space)) < position) {
     if (Date.now() > deadline) {
       throw new AppError(
         503,
@@ -79,8 +84,8 @@ export async function getBatch(
 }
 
 /** Makes sure every write so far (the caller's own included) is visible before a gate step. */
-export async function catchUpReads(ctx: QueryContext) {
-  await awaitProjection(ctx, await ctx.log.headPosition());
+export async function catchUpReads(ctx: QueryContext, space: SpaceRef) {
+  await awaitProjection(ctx, space, await ctx.logPosition(space));
   return rm(ctx.db, ctx.schema);
 }
 

@@ -102,7 +102,7 @@ export function rememberRoutes(ctx: RememberContext) {
           const previous = await ctx.log.findByIdempotencyKey(space, requestKey);
           if (previous) return replay(previous, body);
         }
-        const db = await catchUpReads(ctx);
+        const db = await catchUpReads(ctx, space);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
 
@@ -130,7 +130,7 @@ export function rememberRoutes(ctx: RememberContext) {
           decider = decided.record;
           // The decider took time: a duplicate written meanwhile wins over its answer.
           if (decided.outcome !== null) {
-            await catchUpReads(ctx);
+            await catchUpReads(ctx, space);
             const again = await gateNow();
             if (again.gate.outcome === 'REINFORCED') ({ gate, rows } = again);
           }
@@ -173,7 +173,7 @@ export function rememberRoutes(ctx: RememberContext) {
         );
         if (outcome.status === 'duplicate') return replay(outcome.existing, body);
         const stored = outcome.records[0]!;
-        await awaitProjection(ctx, stored.position);
+        await awaitProjection(ctx, space, stored.position);
         return answer(stored.data as Recorded, stored.position);
       },
     );

@@ -51,6 +51,8 @@ export interface ConsumeKafkaOptions {
   onError?: (error: unknown) => void;
   /** After a batch is fetched and decoded, before its transaction (tracing; tests pause here). */
   beforeApply?: (batch: KafkaBatchInfo) => Promise<void> | void;
+  /** After each group join, with the partitions this member now holds (logs, tests). */
+  onAssignment?: (partitions: number[]) => void;
   /** After each batch's transaction committed (metrics: throughput, lag against highWatermark). */
   onBatch?: (outcome: KafkaBatchOutcome & { highWatermark: number }) => void;
 }
@@ -131,6 +133,11 @@ export async function consumeKafka(options: ConsumeKafkaOptions): Promise<KafkaL
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     crashes = 0;
     assigned = [...(payload.memberAssignment[topic] ?? [])].sort((a, b) => a - b);
+    try {
+      options.onAssignment?.([...assigned]);
+    } catch (error) {
+      report(error);
+    }
     for (const partition of assigned) {
       const next = known.get(partition);
       if (next !== undefined) seek(partition, next);

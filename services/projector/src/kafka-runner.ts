@@ -1,0 +1,186 @@
+import { decodeRecord, spaceKey, type DecodedRecord, type StoredRecord } from '@stratagate/domain';
+import {
+  consumeKafka,
+  type KafkaBatchOutcome,
+  type KafkaCheckpointStore,
+  type KafkaLogConsumer,
+} from '@stratagate/log';
+import type { AnyDb } from '@stratagate/store';
+import type { Kafka } from 'kafkajs';
+import { sql } from 'kysely';
+import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
+
+export interface KafkaProjectorOptions {
+  db: AnyDb;
+  kafka: Kafka;
+  topic: string;
+  checkpoints: KafkaCheckpointStore;
+  target: ProjectionTarget;
+  /** Consumer group prefix; the group is `<prefix>.<projection>.<schema>`. */
+  groupPrefix?: string;
+  sessionTimeout?: number;
+  /** How often the live target is re-resolved to follow a rebuild's switch (default 1 s). */
+  targetCheckMs?: number;
+  onError?: (error: unknown) => void;
+  /** After each group join: the group and the partitions this member holds. */
+  onAssignment?: (assignment: { groupId: string; partitions: number[] }) => void;
+  onBatch?: (
+    batch: KafkaBatchOutcome & { highWatermark: number; schema: string; groupId: string },
+  ) => void;
+}
+
+export interface KafkaProjector {
+  /** Joins the consumer group of the current target (resolves once joined and subscribed). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The group of the schema being projected (null before start). */
+  groupId(): string | null;
+  /** Partitions this member holds. */
+  assignment(): number[];
+}
+
+/** The consumer group that projects `schema`: one group per read-model version. */
+export function kafkaProjectionGroup(prefix: string, projection: string, schema: string): string {
+  return `${prefix}.${projection}.${schema}`;
+}
+
+/**
+ * The projector on a Kafka log: one member of the consumer group of the live read-model schema.
+ * Each batch of a partition is applied by the projection in the transaction that moves the
+ * partition's checkpoint (consumeKafka: no record applied twice or skipped, per space in order),
+ * and the space's projected position is stored with it, so readers can wait for their own writes.
+ * A rebuild's switch (ADR 0009) is followed: the batch in flight rolls back, this member leaves
+ * the old group and joins the new schema's group, which resumes from that schema's checkpoints.
+ */
+export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProjector {
+  const { db, kafka, topic, checkpoints, target } = options;
+  const prefix = options.groupPrefix ?? 'stratagate.projector';
+  const report = (error: unknown) => options.onError?.(error);
+  let consumer: KafkaLogConsumer | null = null;
+  let active: ResolvedTarget | null = null;
+  let migrated: string | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let switching: Promise<void> | null = null;
+
+  async function join(t: ResolvedTarget): Promise<void> {
+    if (migrated !== t.schema) {
+      await t.projection.migrate(db, t.schema);
+      await migrateSpaceProgress(db, t.schema);
+      migrated = t.schema;
+    }
+    const groupId = kafkaProjectionGroup(prefix, t.projection.name, t.schema);
+    active = t;
+    consumer = await consumeKafka({
+      kafka,
+      db,
+      topic,
+      groupId,
+      checkpoints,
+      ...(options.sessionTimeout ? { sessionTimeout: options.sessionTimeout } : {}),
+      onError: report,
+      onAssignment: (partitions) => options.onAssignment?.({ groupId, partitions }),
+      handleBatch: async (tx, stored) => {
+        await target.confirm(tx, t);
+        const records: DecodedRecord[] = [];
+        for (const s of stored) {
+          const decoded = decodeRecord(s);
+          // Unknown types come from a newer writer; skipping keeps older projectors running.
+          if (decoded) records.push(decoded);
+        }
+        await t.projection.handle(tx, t.schema, records);
+        await storeSpaceProgress(tx, t.schema, stored);
+      },
+      onBatch: (outcome) => options.onBatch?.({ ...outcome, schema: t.schema, groupId }),
+    });
+  }
+
+  /** Leaves the old schema's group and joins the live one's when a rebuild switched reads. */
+  async function follow(): Promise<void> {
+    const next = await target.current(db);
+    if (!running || next.schema === active?.schema) return;
+    const previous = consumer;
+    consumer = null;
+    await previous?.stop();
+    if (running) await join(next);
+  }
+
+  function schedule() {
+    timer = setTimeout(() => {
+      switching = follow()
+        .catch(report)
+        .finally(() => {
+          switching = null;
+          if (running) schedule();
+        });
+    }, options.targetCheckMs ?? 1000);
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      await join(await target.current(db));
+      schedule();
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await switching;
+      const current = consumer;
+      consumer = null;
+      await current?.stop();
+    },
+    groupId: () =>
+      active ? kafkaProjectionGroup(prefix, active.projection.name, active.schema) : null,
+    assignment: () => consumer?.assignment() ?? [],
+  };
+}
+
+/**
+ * Per space, the position of the last record the read model in `schema` applied. On a log
+ * without a global order (Kafka) this is how readers know their own writes are projected.
+ */
+export async function migrateSpaceProgress(db: AnyDb, schema: string): Promise<void> {
+  await sql`
+    create table if not exists ${sql.id(schema, 'space_progress')} (
+      tenant_id text not null,
+      space_id  text not null,
+      position  bigint not null,
+      version   bigint not null,
+      primary key (tenant_id, space_id)
+    )`.execute(db);
+}
+
+async function storeSpaceProgress(tx: AnyDb, schema: string, records: StoredRecord[]) {
+  const last = new Map<string, StoredRecord>();
+  for (const r of records) last.set(spaceKey(r.metadata), r);
+  if (last.size === 0) return;
+  const values = [...last.values()].map(
+    (r) =>
+      sql`(${r.metadata.tenantId}, ${r.metadata.spaceId}, ${r.position}::bigint, ${r.spaceVersion}::bigint)`,
+  );
+  await sql`
+    insert into ${sql.id(schema, 'space_progress')} as p (tenant_id, space_id, position, version)
+    values ${sql.join(values)}
+    on conflict (tenant_id, space_id) do update
+      set position = greatest(p.position, excluded.position),
+          version = greatest(p.version, excluded.version)`.execute(tx);
+}
+
+/** The position of the last record of the space applied in `schema` (0: none, or no table yet). */
+export async function readSpaceProgress(
+  db: AnyDb,
+  schema: string,
+  space: { tenantId: string; spaceId: string },
+): Promise<number> {
+  try {
+    const { rows } = await sql<{ position: string | number }>`
+      select position from ${sql.id(schema, 'space_progress')}
+      where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`.execute(db);
+    return rows[0] ? Number(rows[0].position) : 0;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return 0; // undefined_table
+    throw error;
+  }
+}

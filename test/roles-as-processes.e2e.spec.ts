@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDatabase } from '@stratagate/store';
+import { freshTopic, kafkaBrokers } from '../libs/log/src/kafka/kafka.test-support.ts';
+import { turn } from './harness.ts';
+import { eventually, freePort, startRoleProcess, type RoleProcess } from './support/processes.ts';
+
+/**
+ * One role per process, as in a scaled-out deployment: ingest, two projectors (one consumer
+ * group), a consolidator and query as separate `stratagate serve --role …` processes on a
+ * Postgres server and the Kafka (mock) cluster. A projector is SIGKILLed mid-run; the survivor
+ * takes its partitions over and the read models end complete, with nothing applied twice.
+ */
+const missing = [
+  process.env.DATABASE_URL ? null : 'DATABASE_URL (a Postgres server: roles in separate processes)',
+  kafkaBrokers.length > 0 ? null : 'KAFKA_BROKERS (scripts/kafka-mock.sh starts a mock cluster)',
+].filter((m): m is string => m !== null);
+const TITLE = 'roles as separate processes on Postgres and Kafka';
+if (missing.length > 0) console.warn(`SKIPPED: ${TITLE}: needs ${missing.join(' and ')}`);
+const suite = missing.length > 0 ? describe.skip : describe;
+
+const SPACES = ['proc:alpha', 'proc:beta', 'proc:gamma', 'proc:delta', 'proc:epsilon'];
+const TURNS = 24;
+const BLOCK = 4;
+
+suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` : ''}`, () => {
+  const key = `sg_test_${randomBytes(24).toString('hex')}`;
+  const processes: RoleProcess[] = [];
+  let database: Awaited<ReturnType<typeof openTestDatabase>>;
+  let client: pg.Client;
+  let ingestUrl = '';
+  let queryUrl = '';
+  let env: Record<string, string> = {};
+
+  const call = async (base: string, method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const role = (name: string, roles: string, port?: number) => {
+    const p = startRoleProcess(
+      name,
+      ['serve', '--role', roles, ...(port ? ['--port', String(port)] : [])],
+      env,
+    );
+    processes.push(p);
+    return p;
+  };
+  const ready = (url: string) =>
+    eventually(`${url}/readyz`, async () => (await fetch(`${url}/readyz`)).ok || undefined);
+  const assignedTo = (p: RoleProcess): number[] | undefined => {
+    const joins = p.lines.filter((l) => l.msg === 'projector partitions assigned');
+    return joins.at(-1)?.partitions as number[] | undefined;
+  };
+
+  beforeAll(async () => {
+    database = await openTestDatabase('processes');
+    env = {
+      DATABASE_URL: database.url!,
+      STRATAGATE_LOG_BACKEND: 'kafka',
+      KAFKA_BROKERS: kafkaBrokers.join(','),
+      STRATAGATE_KAFKA_TOPIC: freshTopic('processes'),
+      STRATAGATE_KAFKA_SESSION_TIMEOUT_MS: '6000',
+      STRATAGATE_API_KEY: key,
+      STRATAGATE_LOG_LEVEL: 'info',
+    };
+    // The schemas first, as a deployment's migrate job does; then every role at once.
+    const migrate = startRoleProcess('migrate', ['migrate'], env);
+    expect(await migrate.exited).toBe(0);
+    const [ingestPort, queryPort] = [await freePort(), await freePort()];
+    ingestUrl = `http://127.0.0.1:${ingestPort}`;
+    queryUrl = `http://127.0.0.1:${queryPort}`;
+    role('ingest', 'ingest', ingestPort);
+    role('query', 'query', queryPort);
+    role('projector-1', 'projector');
+    role('projector-2', 'projector');
+    role('consolidator', 'consolidator');
+    await ready(ingestUrl);
+    await ready(queryUrl);
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    for (const p of processes) p.kill('SIGTERM');
+    await Promise.all(processes.map((p) => p.exited));
+    await client?.end();
+    await database?.close();
+  });
+
+  it('projects every space completely and once, across a projector SIGKILLed mid-run', async () => {
+    for (const space of SPACES) {
+      const res = await call(ingestUrl, 'PUT', `/v1/spaces/${space}/settings`, {
+        blockSize: BLOCK,
+      });
+      expect(res.status).toBe(200);
+    }
+    const [p1, p2] = processes.filter((p) => p.name.startsWith('projector-')) as [
+      RoleProcess,
+      RoleProcess,
+    ];
+    // Both members hold partitions before one of them dies.
+    await eventually('both projectors to hold partitions', () => {
+      const a = assignedTo(p1);
+      const b = assignedTo(p2);
+      return a && b && a.length > 0 && b.length > 0 ? true : undefined;
+    });
+    const victimPartitions = assignedTo(p1)!;
+
+    const post = async (i: number) => {
+      await Promise.all(
+        SPACES.map(async (space) => {
+          const res = await call(ingestUrl, 'POST', `/v1/spaces/${space}/turns`, turn(i));
+          expect(res.status).toBe(202);
+          expect(res.body.threadTurn).toBe(i);
+        }),
+      );
+    };
+    for (let i = 1; i <= TURNS / 2; i++) await post(i);
+    // Let projector-1 be mid-stream (it has applied something of its partitions), then kill it.
+    await eventually('projector-1 to apply a batch', async () => {
+      const { rows } = await client.query<{ n: string }>(
+        `select coalesce(sum(next_offset), 0) as n from kafka_consumer.partition_offsets
+         where partition = any($1::int[])`,
+        [victimPartitions],
+      );
+      return Number(rows[0]!.n) > 0 || undefined;
+    });
+    p1.kill('SIGKILL');
+    expect(await p1.exited).toBeNull();
+    for (let i = TURNS / 2 + 1; i <= TURNS; i++) await post(i);
+
+    // The survivor gets every partition once the dead member's session expires.
+    await eventually(
+      'projector-2 to take over all partitions',
+      () => (assignedTo(p2)?.length ?? 0) >= victimPartitions.length + 1 || undefined,
+      60_000,
+    );
+    expect(assignedTo(p2)).toEqual(expect.arrayContaining(victimPartitions));
+
+    for (const space of SPACES) {
+      const status = await eventually(
+        `${space} projected and consolidated`,
+        async () => {
+          const s = await call(queryUrl, 'GET', `/v1/spaces/${space}/status`);
+          const done =
+            s.status === 200 &&
+            s.body.projectedPosition === s.body.logPosition &&
+            s.body.blocks.total === TURNS / BLOCK &&
+            s.body.blocks.ready === TURNS / BLOCK;
+          return done ? s.body : undefined;
+        },
+        90_000,
+      );
+      // A TurnRecorded applied twice would count twice; a lost one would leave a gap.
+      expect(status.turnCounter).toBe(TURNS);
+      expect(status.summaryJobs).toMatchObject({ pending: 0, failed: 0, succeeded: TURNS / BLOCK });
+      const context = await call(queryUrl, 'GET', `/v1/spaces/${space}/threads/t1/context`);
+      expect(context.body.blocks.map((b: { turnRange: number[] }) => b.turnRange)).toEqual(
+        Array.from({ length: TURNS / BLOCK }, (_, k) => [k * BLOCK + 1, (k + 1) * BLOCK]),
+      );
+    }
+
+    // The read model, row by row: every turn's messages exactly once, thread turns 1..TURNS.
+    const schema = (
+      await client.query<{ live_schema: string }>(
+        `select live_schema from control.projection_versions where name = 'core'`,
+      )
+    ).rows[0]!.live_schema;
+    const { rows } = await client.query<{
+      space_id: string;
+      n: string;
+      turns: string;
+      max: number;
+    }>(
+      `select space_id, count(*)::int as n, count(distinct thread_turn)::int as turns,
+         max(thread_turn) as max
+       from ${schema}.messages group by space_id order by space_id`,
+    );
+    expect(rows).toEqual(
+      [...SPACES].sort().map((space) => ({
+        space_id: space,
+        n: TURNS * 2,
+        turns: TURNS,
+        max: TURNS,
+      })),
+    );
+    // Each space's applied version equals its log version: nothing skipped, nothing beyond.
+    const versions = await client.query<{ space_id: string; applied: string; logged: string }>(
+      `select v.space_id, v.version as applied, max(k.space_version) as logged
+       from kafka_consumer.space_versions v
+       join kafka_log.records k on k.tenant_id = v.tenant_id and k.space_id = v.space_id
+       group by v.space_id, v.version`,
+    );
+    expect(versions.rows).toHaveLength(SPACES.length);
+    for (const v of versions.rows) expect(v.applied).toBe(v.logged);
+  });
+});
