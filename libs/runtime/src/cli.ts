@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
 import {
   abandonBuild,
+  DEFAULT_GROUP_PREFIX,
+  kafkaGroupLag,
   kafkaProjectionGroup,
   PROJECTIONS,
   projectionStatus,
@@ -13,7 +15,7 @@ import {
 import { openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
-import { kafkaGroupLag, openMessageLog } from './log-backend.ts';
+import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
 
@@ -170,7 +172,7 @@ withStoreOptions(
   if (kafka) {
     // Kafka orders partitions, not the topic: lag is per partition of the live schema's group.
     for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
-      const groupId = kafkaProjectionGroup('stratagate.projector', p.name, p.live.schema);
+      const groupId = kafkaProjectionGroup(DEFAULT_GROUP_PREFIX, p.name, p.live.schema);
       const lags = await kafkaGroupLag(kafka, groupId);
       const total = lags.reduce((n, l) => n + l.lag, 0);
       console.log(
@@ -179,6 +181,14 @@ withStoreOptions(
       );
       for (const l of lags) {
         console.log(`  partition ${l.partition}: offset ${l.next} of ${l.end}, lag ${l.lag}`);
+      }
+      if (p.building) {
+        const building = kafkaProjectionGroup(DEFAULT_GROUP_PREFIX, p.name, p.building.schema);
+        const behind = (await kafkaGroupLag(kafka, building)).reduce((n, l) => n + l.lag, 0);
+        console.log(
+          `  building ${p.building.schema} (generation ${p.building.generation}), group ` +
+            `${building}: lag ${behind}; ${rules(p.building.rules)}`,
+        );
       }
     }
     await log.close();
@@ -240,13 +250,7 @@ withStoreOptions(
     throw new Error(`unknown projection '${name}' (known: ${Object.keys(PROJECTIONS).join(', ')})`);
   }
   const config = configFrom(flags);
-  if (config.STRATAGATE_LOG_BACKEND !== 'postgres') {
-    throw new Error(
-      'projections rebuild reads the log in one global order, which the Kafka backend does not ' +
-        'have; rebuild from a Postgres-table log (see docs/adr/0009-projection-rebuild.md)',
-    );
-  }
-  const { database, log } = await openStores(config);
+  const { database, log, kafka } = await openStores(config);
   // No prepareReadModel here: this process's rules are the new version's, not the live one's.
   const builderId = `cli-${process.pid}-${Date.now()}`;
   const interrupt = new AbortController();
@@ -265,6 +269,7 @@ withStoreOptions(
       staleMs: Number(flags.staleMs),
       takeOver: flags.takeOver ?? false,
       builderId,
+      ...(kafka ? { kafka } : {}),
       signal: interrupt.signal,
       onProgress: printProgress,
     });

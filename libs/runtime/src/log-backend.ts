@@ -5,18 +5,13 @@ import {
   createKafkaLog,
   createPostgresLog,
   parseKafkaBrokers,
-  type KafkaCheckpointStore,
   type MessageLog,
 } from '@stratagate/log';
+import type { KafkaSource } from '@stratagate/projector';
 import type { Database } from '@stratagate/store';
-import type { Kafka } from 'kafkajs';
 import type { Config } from './config.ts';
 
-export interface KafkaBackend {
-  kafka: Kafka;
-  topic: string;
-  checkpoints: KafkaCheckpointStore;
-}
+export type KafkaBackend = KafkaSource;
 
 export interface OpenedLog {
   log: MessageLog;
@@ -58,35 +53,4 @@ export async function openMessageLog(
   });
   const checkpoints = await createKafkaCheckpointStore(database.db);
   return { log, kafka: { kafka, topic, checkpoints } };
-}
-
-export interface PartitionLag {
-  partition: number;
-  /** Next offset the group will apply (its checkpoint in Postgres). */
-  next: number;
-  /** The partition's high watermark: the offset after its last message. */
-  end: number;
-  lag: number;
-}
-
-/** Per partition of the topic: where a consumer group's checkpoint is and how far behind. */
-export async function kafkaGroupLag(
-  backend: KafkaBackend,
-  groupId: string,
-): Promise<PartitionLag[]> {
-  const admin = backend.kafka.admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(backend.topic);
-    const next = await backend.checkpoints.read(groupId, backend.topic);
-    return ends
-      .map((e) => {
-        const end = Number(e.high);
-        const at = next.get(e.partition) ?? Number(e.low);
-        return { partition: e.partition, next: at, end, lag: Math.max(0, end - at) };
-      })
-      .sort((a, b) => a.partition - b.partition);
-  } finally {
-    await admin.disconnect();
-  }
 }

@@ -19,6 +19,7 @@ import {
   readCheckpoint,
   readSpaceProgress,
   type KafkaProjector,
+  type KafkaSource,
   type LiveSchema,
   type Projector,
 } from '@stratagate/projector';
@@ -49,6 +50,8 @@ export interface StrataGateNode {
   projector: Projector | null;
   /** The projector on the Kafka log: a member of the live schema's consumer group. */
   kafkaProjector: KafkaProjector | null;
+  /** The topic and consumer checkpoints when the log is Kafka (rebuilds, status). */
+  kafka: KafkaSource | null;
   consolidator: Consolidator | null;
   http: HttpApp | null;
   /** Base URL once listening. */
@@ -247,6 +250,7 @@ export async function startNode(
     readModel,
     projector,
     kafkaProjector,
+    kafka: opened.kafka,
     consolidator,
     http,
     url,

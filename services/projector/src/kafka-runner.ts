@@ -10,15 +10,23 @@ import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
 
-export interface KafkaProjectorOptions {
-  db: AnyDb;
+/** The topic a projector consumes and where its consumer checkpoints live. */
+export interface KafkaSource {
   kafka: Kafka;
   topic: string;
   checkpoints: KafkaCheckpointStore;
-  target: ProjectionTarget;
   /** Consumer group prefix; the group is `<prefix>.<projection>.<schema>`. */
   groupPrefix?: string;
+}
+
+export const DEFAULT_GROUP_PREFIX = 'stratagate.projector';
+
+export interface KafkaProjectorOptions extends KafkaSource {
+  db: AnyDb;
+  target: ProjectionTarget;
   sessionTimeout?: number;
+  /** Partitions applied side by side by this member (default 4; PGlite serialises them). */
+  concurrency?: number;
   /** How often the live target is re-resolved to follow a rebuild's switch (default 1 s). */
   targetCheckMs?: number;
   onError?: (error: unknown) => void;
@@ -54,7 +62,7 @@ export function kafkaProjectionGroup(prefix: string, projection: string, schema:
  */
 export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProjector {
   const { db, kafka, topic, checkpoints, target } = options;
-  const prefix = options.groupPrefix ?? 'stratagate.projector';
+  const prefix = options.groupPrefix ?? DEFAULT_GROUP_PREFIX;
   const report = (error: unknown) => options.onError?.(error);
   let consumer: KafkaLogConsumer | null = null;
   let active: ResolvedTarget | null = null;
@@ -79,6 +87,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
       checkpoints,
       ...(options.sessionTimeout ? { sessionTimeout: options.sessionTimeout } : {}),
       onError: report,
+      partitionsConsumedConcurrently: options.concurrency ?? 4,
       onAssignment: (partitions) => options.onAssignment?.({ groupId, partitions }),
       handleBatch: async (tx, stored) => {
         await target.confirm(tx, t);
@@ -183,4 +192,73 @@ export async function readSpaceProgress(
     if ((error as { code?: string }).code === '42P01') return 0; // undefined_table
     throw error;
   }
+}
+
+/** A group's next offsets per partition, read in `q` (a transaction sees its own snapshot). */
+export async function kafkaGroupOffsets(
+  q: AnyDb,
+  source: KafkaSource,
+  groupId: string,
+): Promise<Map<number, number>> {
+  const { rows } = await sql<{ partition: number; next_offset: string | number }>`
+    select partition, next_offset from ${sql.table(`${source.checkpoints.schema}.partition_offsets`)}
+    where group_id = ${groupId} and topic = ${source.topic}`.execute(q);
+  return new Map(rows.map((r) => [Number(r.partition), Number(r.next_offset)]));
+}
+
+export interface PartitionLag {
+  partition: number;
+  /** Next offset the group will apply (its checkpoint in Postgres). */
+  next: number;
+  /** The partition's high watermark: the offset after its last message. */
+  end: number;
+  lag: number;
+}
+
+/** Per partition of the topic: where a consumer group's checkpoint is and how far behind. */
+export async function kafkaGroupLag(source: KafkaSource, groupId: string): Promise<PartitionLag[]> {
+  const admin = source.kafka.admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(source.topic);
+    const next = await source.checkpoints.read(groupId, source.topic);
+    return ends
+      .map((e) => {
+        const end = Number(e.high);
+        const at = next.get(e.partition) ?? Number(e.low);
+        return { partition: e.partition, next: at, end, lag: Math.max(0, end - at) };
+      })
+      .sort((a, b) => a.partition - b.partition);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Gives group `to` the checkpoints of group `from` (partition offsets and applied space versions)
+ * in `trx`: a version built by one group is continued by another from exactly where it stopped.
+ */
+export async function handOverCheckpoints(
+  trx: AnyDb,
+  source: KafkaSource,
+  from: string,
+  to: string,
+): Promise<void> {
+  const { schema } = source.checkpoints;
+  await sql`
+    insert into ${sql.table(`${schema}.partition_offsets`)} as o
+      (group_id, topic, partition, next_offset)
+    select ${to}, topic, partition, next_offset
+    from ${sql.table(`${schema}.partition_offsets`)}
+    where group_id = ${from} and topic = ${source.topic}
+    on conflict (group_id, topic, partition)
+      do update set next_offset = greatest(o.next_offset, excluded.next_offset)`.execute(trx);
+  await sql`
+    insert into ${sql.table(`${schema}.space_versions`)} as v
+      (group_id, topic, tenant_id, space_id, version)
+    select ${to}, topic, tenant_id, space_id, version
+    from ${sql.table(`${schema}.space_versions`)}
+    where group_id = ${from} and topic = ${source.topic}
+    on conflict (group_id, topic, tenant_id, space_id)
+      do update set version = greatest(v.version, excluded.version)`.execute(trx);
 }

@@ -3,6 +3,15 @@ import { sql } from 'kysely';
 import type { MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import { readCheckpoint } from './checkpoints.ts';
+import {
+  DEFAULT_GROUP_PREFIX,
+  createKafkaProjector,
+  handOverCheckpoints,
+  kafkaGroupLag,
+  kafkaGroupOffsets,
+  kafkaProjectionGroup,
+  type KafkaSource,
+} from './kafka-runner.ts';
 import { versionRulesOf, type ProjectionDefinition, type VersionRules } from './projection.ts';
 import { createProjector } from './runner.ts';
 import {
@@ -53,6 +62,13 @@ export interface RebuildOptions<R> {
    */
   signal?: AbortSignal;
   builderId?: string;
+  /**
+   * The log is a Kafka topic (ADR 0012): the new version is built by the consumer group of its
+   * schema from offset 0, and reads switch once that group has reached the end of every
+   * partition and is nowhere behind the live version's group. Positions are then sums of
+   * partition offsets.
+   */
+  kafka?: KafkaSource;
 }
 
 export type RebuildPhase = 'building' | 'switching' | 'draining' | 'done';
@@ -128,10 +144,20 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
   const { schema } = claim;
   const projection = definition.create(definition.parseRules(wanted.rules));
   await projection.migrate(db, schema);
-  const resumedFrom = await readCheckpoint(db, schema, name);
+  const kafka = options.kafka;
+  const groupOf = (of: string) =>
+    kafkaProjectionGroup(kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX, name, of);
+  const buildPrefix = `${kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX}-build`;
+  const buildGroupOf = (of: string) => kafkaProjectionGroup(buildPrefix, name, of);
+  const resumedFrom = kafka
+    ? sum(await kafkaGroupOffsets(db, kafka, buildGroupOf(schema)))
+    : await readCheckpoint(db, schema, name);
 
   const progress = progressReporter({
-    log,
+    head: kafka
+      ? async () =>
+          (await kafkaGroupLag(kafka, buildGroupOf(schema))).reduce((n, p) => n + p.end, 0)
+      : () => log.headPosition(),
     name,
     schema,
     position: resumedFrom,
@@ -148,6 +174,13 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
 
   let switched: { retired: string; position: number };
   try {
+    switched = kafka ? await buildOnKafka() : await buildOnTable();
+  } finally {
+    clearInterval(heartbeat);
+    clearInterval(ticker);
+  }
+
+  async function buildOnTable(): Promise<{ retired: string; position: number }> {
     const projector = createProjector({
       db,
       log,
@@ -163,16 +196,57 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
       await projector.catchUp();
       if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
       const outcome = await trySwitch(db, base, name, schema, builderId);
-      if (outcome.switched) {
-        switched = outcome;
-        break;
-      }
+      if (outcome.switched) return outcome;
       // The live version applied records we have not yet: catch up again and retry.
       await progress.report('switching');
     }
-  } finally {
-    clearInterval(heartbeat);
-    clearInterval(ticker);
+  }
+
+  /**
+   * On Kafka the new version is built by a group of its own (`<prefix>-build`), from offset 0 or
+   * from that group's checkpoints when resuming. At the switch, in the switch's transaction, its
+   * checkpoints become those of the schema's live group, which the running projectors join next:
+   * a fresh group, so they need not wait for the builder's membership to expire.
+   */
+  async function buildOnKafka(): Promise<{ retired: string; position: number }> {
+    const source = kafka!;
+    const buildGroup = buildGroupOf(schema);
+    const resumed = await kafkaGroupOffsets(db, source, buildGroup);
+    const offsets = new Map(resumed);
+    const builder = createKafkaProjector({
+      db,
+      ...source,
+      groupPrefix: buildPrefix,
+      target: buildingTarget({ base, name, schema, projection, builderId }),
+      onBatch: (batch) => {
+        offsets.set(batch.partition, batch.nextOffset);
+        progress.batch(sum(offsets), batch.applied);
+      },
+    });
+    await builder.start();
+    try {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 200));
+        if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
+        const lags = await kafkaGroupLag(source, buildGroup);
+        if (lags.some((l) => l.lag > 0)) continue;
+        const outcome = await trySwitch(db, base, name, schema, builderId, async (trx, live) => {
+          const mine = await kafkaGroupOffsets(trx, source, buildGroup);
+          const theirs = await kafkaGroupOffsets(trx, source, groupOf(live));
+          let behind = 0;
+          for (const [partition, offset] of theirs) {
+            behind += Math.max(0, offset - (mine.get(partition) ?? 0));
+          }
+          if (behind === 0) await handOverCheckpoints(trx, source, buildGroup, groupOf(schema));
+          return { position: sum(mine), behind };
+        });
+        if (outcome.switched) return outcome;
+        // The live version applied records we have not yet: catch up again and retry.
+        await progress.report('switching');
+      }
+    } finally {
+      await builder.stop();
+    }
   }
 
   await progress.report('draining');
@@ -268,6 +342,8 @@ export async function trySwitch(
   name: string,
   schema: string,
   builderId: string,
+  /** How far the building version is and how far behind the live one (default: checkpoints). */
+  compare?: (trx: AnyDb, liveSchema: string) => Promise<{ position: number; behind: number }>,
 ): Promise<
   { switched: true; retired: string; position: number } | { switched: false; behind: number }
 > {
@@ -281,11 +357,10 @@ export async function trySwitch(
     ) {
       throw new RebuildSuperseded(`the build of ${schema} is no longer ours`);
     }
-    const live = (await schemaExists(trx, row.liveSchema))
-      ? await readCheckpoint(trx, row.liveSchema, name)
-      : 0;
-    const position = await readCheckpoint(trx, schema, name);
-    if (position < live) return { switched: false, behind: live - position };
+    const { position, behind } = compare
+      ? await compare(trx, row.liveSchema)
+      : await checkpointsBehind(trx, row.liveSchema, schema, name);
+    if (behind > 0) return { switched: false, behind };
     await updateProjectionVersion(trx, base, name, {
       generation: row.buildingGeneration!,
       live_schema: schema,
@@ -302,6 +377,16 @@ export async function trySwitch(
     });
     return { switched: true, retired: row.liveSchema, position };
   });
+}
+
+const sum = (offsets: Map<number, number>) => [...offsets.values()].reduce((a, b) => a + b, 0);
+
+async function checkpointsBehind(trx: AnyDb, liveSchema: string, schema: string, name: string) {
+  const live = (await schemaExists(trx, liveSchema))
+    ? await readCheckpoint(trx, liveSchema, name)
+    : 0;
+  const position = await readCheckpoint(trx, schema, name);
+  return { position, behind: Math.max(0, live - position) };
 }
 
 /**
@@ -374,7 +459,7 @@ async function dropSchema(db: AnyDb, schema: string, liveSchema: string): Promis
 }
 
 function progressReporter(options: {
-  log: MessageLog;
+  head: () => Promise<number>;
   name: string;
   schema: string;
   position: number;
@@ -397,7 +482,7 @@ function progressReporter(options: {
     async report(phase: RebuildPhase) {
       if (!options.onProgress) return;
       reached = Math.max(reached, order.indexOf(phase));
-      const head = await options.log.headPosition().catch(() => position);
+      const head = await options.head().catch(() => position);
       // A timer tick that resolves after a later phase was reported says nothing new.
       if (order.indexOf(phase) < reached) return;
       const now = Date.now();

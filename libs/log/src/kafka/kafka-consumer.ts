@@ -45,6 +45,11 @@ export interface ConsumeKafkaOptions {
   rebalanceTimeout?: number;
   /** How long a fetch waits for new records. Default 500 ms (also bounds how fast stop() is). */
   maxWaitTimeInMs?: number;
+  /**
+   * Partitions of this member applied at the same time (default 1). Each partition stays in
+   * order; their transactions run side by side, so the database needs that many connections.
+   */
+  partitionsConsumedConcurrently?: number;
   /** Further kafkajs consumer settings (assigners, fetch sizes...). */
   consumerConfig?: Omit<ConsumerConfig, 'groupId'>;
   /** Crashes of the kafkajs consumer (it restarts itself on retriable errors) and seek failures. */
@@ -254,7 +259,12 @@ export async function consumeKafka(options: ConsumeKafkaOptions): Promise<KafkaL
     await heartbeat();
   }
 
-  const runConfig = { autoCommit: false, eachBatchAutoResolve: false, eachBatch };
+  const runConfig = {
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
+    eachBatch,
+  };
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
