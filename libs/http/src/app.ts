@@ -18,6 +18,7 @@ import {
 import type { Logger } from 'pino';
 import { AppError, unauthorized } from './errors.ts';
 import type { ApiKeyStore, Principal } from './api-keys.ts';
+import { installRequestTracing, recordRequestError, withRequestContext } from './tracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,6 +54,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       : { logger: false }),
     bodyLimit: options.bodyLimit ?? 2 * 1024 * 1024,
   });
+  // First: its onRoute hook must see every route, its onRequest hook run before auth.
+  installRequestTracing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {
@@ -78,39 +81,46 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     staticCSP: true,
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      return reply.code(400).send({
-        error: {
-          code: 'invalid_request',
-          message: `request ${error.validationContext ?? 'input'} is invalid`,
-          issues: error.validation.map((v) => ({
-            in: error.validationContext,
-            path: v.instancePath || '/',
-            message: v.message,
-          })),
-        },
-      });
-    }
-    if (error instanceof AppError) {
-      return reply.code(error.status).send({
-        error: { code: error.code, message: error.message, details: error.details },
-      });
-    }
-    const e = error as { statusCode?: number; code?: string; message: string };
-    if (e.statusCode === 413 || e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({
-        error: { code: 'payload_too_large', message: 'request body exceeds the configured limit' },
-      });
-    }
-    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-      return reply.code(e.statusCode).send({
-        error: { code: (e.code ?? 'bad_request').toLowerCase(), message: e.message },
-      });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
-  });
+  // With the request's span active, so the "request failed" line carries its trace id.
+  app.setErrorHandler((error, request, reply) =>
+    withRequestContext(request, () => {
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        return reply.code(400).send({
+          error: {
+            code: 'invalid_request',
+            message: `request ${error.validationContext ?? 'input'} is invalid`,
+            issues: error.validation.map((v) => ({
+              in: error.validationContext,
+              path: v.instancePath || '/',
+              message: v.message,
+            })),
+          },
+        });
+      }
+      if (error instanceof AppError) {
+        return reply.code(error.status).send({
+          error: { code: error.code, message: error.message, details: error.details },
+        });
+      }
+      const e = error as { statusCode?: number; code?: string; message: string };
+      if (e.statusCode === 413 || e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.code(413).send({
+          error: {
+            code: 'payload_too_large',
+            message: 'request body exceeds the configured limit',
+          },
+        });
+      }
+      if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+        return reply.code(e.statusCode).send({
+          error: { code: (e.code ?? 'bad_request').toLowerCase(), message: e.message },
+        });
+      }
+      recordRequestError(request, error);
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
+    }),
+  );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
       error: { code: 'route_not_found', message: `no route ${request.method} ${request.url}` },

@@ -5,6 +5,7 @@ import {
   type NewRecord,
   type SpaceRef,
 } from '@stratagate/domain';
+import { traceparentOf } from '@stratagate/telemetry';
 
 export interface RecordContext {
   occurredAt: string;
@@ -12,10 +13,14 @@ export interface RecordContext {
   idempotencyKey?: string | undefined;
   causationId?: string | undefined;
   correlationId?: string | undefined;
+  /** W3C trace context; default: the span active now (the request, the consolidation job). */
   traceparent?: string | undefined;
 }
 
-/** Wraps a decided record in its envelope: fresh record id, current schema version, space. */
+/**
+ * Wraps a decided record in its envelope: fresh record id, current schema version, space, and
+ * the trace context the record was decided in, so projectors and jobs continue that trace.
+ */
 export function newRecord(space: SpaceRef, record: MemoryRecord, ctx: RecordContext): NewRecord {
   const threadId =
     'threadId' in record.data && typeof record.data.threadId === 'string'
@@ -26,7 +31,7 @@ export function newRecord(space: SpaceRef, record: MemoryRecord, ctx: RecordCont
     idempotencyKey: ctx.idempotencyKey,
     causationId: ctx.causationId,
     correlationId: ctx.correlationId,
-    traceparent: ctx.traceparent,
+    traceparent: ctx.traceparent ?? traceparentOf(),
   };
   return {
     type: record.type,

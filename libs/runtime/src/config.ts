@@ -99,6 +99,19 @@ export const ConfigSchema = z
       .default('true')
       .transform((v) => v === 'true')
       .describe('agents may write memories directly (MM-REM-1)'),
+    STRATAGATE_OTLP_ENDPOINT: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'OTLP/HTTP base URL (traces to /v1/traces, metrics to /v1/metrics); unset = nothing exported',
+      ),
+    STRATAGATE_OTEL_SERVICE_NAME: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('service.name; default stratagate, or stratagate-<role> for one role'),
+    STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
     // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
     STRATAGATE_MODEL_BASE_URL: z.string().optional(),

@@ -35,6 +35,7 @@ import {
   type QueryContext,
 } from '@stratagate/query';
 import { openDatabase, type Database } from '@stratagate/store';
+import { initTelemetry, serviceNameFor, traceLogMixin } from '@stratagate/telemetry';
 import type { Config } from './config.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
@@ -71,6 +72,8 @@ export interface NodeOptions {
   bootstrapKey?: boolean;
   /** An already open database (tests); otherwise opened from the config. */
   database?: Database;
+  /** Install OpenTelemetry for this process (default true). A no-op when something already did. */
+  telemetry?: boolean;
 }
 
 /** Wires the roles named in the config into one process: all four for `npm start`. */
@@ -78,6 +81,15 @@ export async function startNode(
   config: Config,
   options: NodeOptions = {},
 ): Promise<StrataGateNode> {
+  const shutdownTelemetry =
+    options.telemetry === false
+      ? async () => {}
+      : initTelemetry({
+          serviceName:
+            config.STRATAGATE_OTEL_SERVICE_NAME ?? serviceNameFor(config.STRATAGATE_ROLES),
+          otlpEndpoint: config.STRATAGATE_OTLP_ENDPOINT,
+          metricExportIntervalMs: config.STRATAGATE_OTLP_METRICS_INTERVAL_MS,
+        });
   const logger =
     options.logger === false
       ? false
@@ -85,6 +97,7 @@ export async function startNode(
         pino({
           level: config.STRATAGATE_LOG_LEVEL,
           redact: ['req.headers.authorization', '*.apiKey'],
+          mixin: traceLogMixin,
         }));
   const now = options.now ?? (() => new Date());
   const database =
@@ -265,6 +278,7 @@ export async function startNode(
       await kafkaProjector?.stop();
       await log.close();
       await database.close();
+      await shutdownTelemetry();
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
 import { newRecord, type MessageLog } from '@stratagate/log';
 import type { AnyDb, ReadModelTables } from '@stratagate/store';
+import { recordAppended } from '@stratagate/telemetry';
 
 export interface ReconsolidationRequest {
   db: AnyDb;
@@ -34,7 +35,7 @@ export async function requestReconsolidation(req: ReconsolidationRequest): Promi
   const at = (req.now ?? (() => new Date()))().toISOString();
   for (let i = 0; i < blocks.length; i += 100) {
     const chunk = blocks.slice(i, i + 100);
-    await req.log.append(
+    const result = await req.log.append(
       req.space,
       chunk.map((b) =>
         newRecord(
@@ -47,6 +48,7 @@ export async function requestReconsolidation(req: ReconsolidationRequest): Promi
         ),
       ),
     );
+    if (result.status === 'appended') recordAppended(req.log.name, result.records);
     req.onProgress?.(Math.min(i + 100, blocks.length), blocks.length);
   }
   return blocks.length;

@@ -9,6 +9,12 @@ import {
 import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
 import { InvalidModelOutputError, type ModelPort, type SummaryMessage } from '@stratagate/model';
 import type { AnyDb, BlockRow } from '@stratagate/store';
+import {
+  recordActiveSpanError,
+  recordAppended,
+  traceConsolidationJob,
+  type JobOutcome,
+} from '@stratagate/telemetry';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
 import {
@@ -60,7 +66,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const jobKey = (b: DueBlock) =>
     `summary:${b.block_id}:c${b.summary_cycle}:a${b.summary_attempts + 1}`;
 
-  async function runJob(block: DueBlock): Promise<void> {
+  async function runJob(block: DueBlock): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const key = jobKey(block);
     const attempt = block.summary_attempts + 1;
@@ -100,11 +106,13 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         });
       }
     } catch (error) {
-      if (stopSignal.signal.aborted) return;
+      if (stopSignal.signal.aborted) return 'aborted';
+      recordActiveSpanError(error);
       records = [failure(block.block_id, 'summary', attempt, error)];
     }
     await append(space, block, key, records);
     awaitingProjection.set(block.block_id, key);
+    return records[0]!.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
   function provenance(result: {
@@ -160,9 +168,10 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return { messages, rows };
   }
 
+  /** Appended inside the job's span: `newRecord` puts its trace context on the records. */
   async function append(space: SpaceRef, block: DueBlock, key: string, records: MemoryRecord[]) {
     const at = now().toISOString();
-    await log.append(
+    const result = await log.append(
       space,
       records.map((r, i) =>
         newRecord(space, r, {
@@ -172,13 +181,48 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         }),
       ),
     );
+    if (result.status === 'appended') recordAppended(log.name, result.records);
+  }
+
+  /**
+   * The trace context of the record that made the job due: the one that last changed the block
+   * (its seal, the summary an extraction follows, a retry request). Read from the log by the
+   * position the read model keeps, so nothing new is stored. Logs without a global order
+   * (Kafka) cannot read by position: the job then starts its own trace.
+   */
+  async function originTraceparent(block: DueBlock): Promise<string | undefined> {
+    const position = Number(block.applied_position);
+    if (!log.capabilities.globalOrder || !(position > 0)) return undefined;
+    try {
+      const [record] = await log.readAll(position - 1, 1);
+      return record?.position === position ? record.metadata.traceparent : undefined;
+    } catch {
+      return undefined; // tracing only: the job runs anyway
+    }
+  }
+
+  async function traced(
+    job: 'summary' | 'extraction' | 'graph',
+    block: DueBlock,
+    run: () => Promise<JobOutcome>,
+  ): Promise<JobOutcome> {
+    return traceConsolidationJob(
+      job,
+      await originTraceparent(block),
+      {
+        'stratagate.tenant.id': block.tenant_id,
+        'stratagate.space.id': block.space_id,
+        'stratagate.block.id': block.block_id,
+      },
+      run,
+    );
   }
 
   const extractionKey = (b: BlockRow) =>
     `extract:${b.block_id}:c${b.extraction_cycle}:a${b.extraction_attempts + 1}`;
 
   /** MM-EVT-13..17: extract, admit against the state at commit, record the admitted events. */
-  async function runExtraction(block: BlockRow): Promise<void> {
+  async function runExtraction(block: BlockRow): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const attempt = block.extraction_attempts + 1;
     const { messages, rows } = await modelMessages(block);
@@ -229,18 +273,20 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         },
       };
     } catch (error) {
-      if (stopSignal.signal.aborted) return;
+      if (stopSignal.signal.aborted) return 'aborted';
+      recordActiveSpanError(error);
       record = failure(block.block_id, 'extraction', attempt, error);
     }
     await append(space, block, extractionKey(block), [record]);
     awaitingProjection.set(block.block_id, extractionKey(block));
+    return record.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
   const graphKey = (b: BlockRow) =>
     `graph:${b.block_id}:c${b.graph_cycle}:a${b.graph_attempts + 1}`;
 
   /** MM-GRF: propose (model), then plan against the graph at commit (rules), record operations. */
-  async function runGraph(block: BlockRow): Promise<void> {
+  async function runGraph(block: BlockRow): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const attempt = block.graph_attempts + 1;
     let record: MemoryRecord;
@@ -272,11 +318,13 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         },
       };
     } catch (error) {
-      if (stopSignal.signal.aborted) return;
+      if (stopSignal.signal.aborted) return 'aborted';
+      recordActiveSpanError(error);
       record = failure(block.block_id, 'graph', attempt, error);
     }
     await append(space, block, graphKey(block), [record]);
     awaitingProjection.set(`${block.block_id}:graph`, graphKey(block));
+    return record.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
   async function runDueJobs(): Promise<number> {
@@ -286,7 +334,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     for (const block of due) {
       // Already handled, waiting for the projector to catch up with our record.
       if (awaitingProjection.get(block.block_id) === jobKey(block)) continue;
-      await runJob(block);
+      await traced('summary', block, () => runJob(block));
       ran += 1;
     }
     const dueExtraction = model.extractMemoryEvents
@@ -294,7 +342,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       : [];
     for (const block of dueExtraction) {
       if (awaitingProjection.get(block.block_id) === extractionKey(block)) continue;
-      await runExtraction(block);
+      await traced('extraction', block, () => runExtraction(block));
       ran += 1;
     }
     const dueGraph = model.proposeGraph
@@ -302,7 +350,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       : [];
     for (const block of dueGraph) {
       if (awaitingProjection.get(`${block.block_id}:graph`) === graphKey(block)) continue;
-      await runGraph(block);
+      await traced('graph', block, () => runGraph(block));
       ran += 1;
     }
     // Forget entries whose block moved on (projected), so the map stays small.

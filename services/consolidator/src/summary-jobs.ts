@@ -12,7 +12,14 @@ export function nextRetryAt(now: Date, attempt: number): string | null {
 
 export type DueBlock = Pick<
   BlockRow,
-  'tenant_id' | 'space_id' | 'block_id' | 'thread_id' | 'summary_attempts' | 'summary_cycle'
+  | 'tenant_id'
+  | 'space_id'
+  | 'block_id'
+  | 'thread_id'
+  | 'summary_attempts'
+  | 'summary_cycle'
+  // The log position of the record that last changed the block: its trace is the job's parent.
+  | 'applied_position'
 >;
 
 /** Blocks whose summary is pending, or failed with attempts left and the backoff elapsed. */
@@ -20,7 +27,15 @@ export async function dueSummaryJobs(db: AnyDb, schema: string, now: Date, limit
   const rm = (db as Kysely<ReadModelTables>).withSchema(schema);
   return rm
     .selectFrom('blocks')
-    .select(['tenant_id', 'space_id', 'block_id', 'thread_id', 'summary_attempts', 'summary_cycle'])
+    .select([
+      'tenant_id',
+      'space_id',
+      'block_id',
+      'thread_id',
+      'summary_attempts',
+      'summary_cycle',
+      'applied_position',
+    ])
     .where((eb) =>
       eb.or([
         eb('summary_status', '=', 'pending'),

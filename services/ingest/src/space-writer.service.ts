@@ -15,6 +15,7 @@ import {
   type MessageLog,
   type RecordContext,
 } from '@stratagate/log';
+import { recordAppended } from '@stratagate/telemetry';
 
 export const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 
@@ -31,7 +32,8 @@ const MAX_ATTEMPTS = 8;
 /**
  * Serialised writes per space (MM-GEN-8): the write-side state is folded from the space's records
  * and cached; a decision is appended with the expected space version, and a conflicting writer
- * elsewhere (another ingest process) makes us catch up and decide again.
+ * elsewhere (another ingest process) makes us catch up and decide again. Records carry the trace
+ * context of the caller's active span (`newRecord`); appended ones are counted by type.
  */
 export class SpaceWriterService {
   private readonly states = new Map<string, SpaceWriterState>();
@@ -71,6 +73,7 @@ export class SpaceWriterService {
             };
           }
           for (const stored of result.records) this.apply(state, stored);
+          recordAppended(this.log.name, result.records);
           return { status: 'appended', records: result.records, state };
         } catch (error) {
           if (error instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue;

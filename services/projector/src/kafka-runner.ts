@@ -6,6 +6,7 @@ import {
   type KafkaLogConsumer,
 } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
+import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
@@ -89,18 +90,31 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
       onError: report,
       partitionsConsumedConcurrently: options.concurrency ?? 4,
       onAssignment: (partitions) => options.onAssignment?.({ groupId, partitions }),
-      handleBatch: async (tx, stored) => {
-        await target.confirm(tx, t);
-        const records: DecodedRecord[] = [];
-        for (const s of stored) {
-          const decoded = decodeRecord(s);
-          // Unknown types come from a newer writer; skipping keeps older projectors running.
-          if (decoded) records.push(decoded);
-        }
-        await t.projection.handle(tx, t.schema, records);
-        await storeSpaceProgress(tx, t.schema, stored);
+      handleBatch: (tx, stored, batch) =>
+        traceRecordBatch(
+          t.projection.name,
+          stored,
+          async () => {
+            await target.confirm(tx, t);
+            const records: DecodedRecord[] = [];
+            for (const s of stored) {
+              const decoded = decodeRecord(s);
+              // Unknown types come from a newer writer; skipping keeps older projectors running.
+              if (decoded) records.push(decoded);
+            }
+            await t.projection.handle(tx, t.schema, records);
+            await storeSpaceProgress(tx, t.schema, stored);
+          },
+          { 'stratagate.schema': t.schema, 'stratagate.partition': String(batch.partition) },
+        ),
+      onBatch: (outcome) => {
+        recordConsumerLag(
+          t.projection.name,
+          outcome.partition,
+          outcome.highWatermark - outcome.nextOffset,
+        );
+        options.onBatch?.({ ...outcome, schema: t.schema, groupId });
       },
-      onBatch: (outcome) => options.onBatch?.({ ...outcome, schema: t.schema, groupId }),
     });
   }
 

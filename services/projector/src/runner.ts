@@ -1,6 +1,7 @@
 import { decodeRecord, type DecodedRecord } from '@stratagate/domain';
 import { tailLoop, type MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
+import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Projection } from './projection.ts';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
 import {
@@ -72,7 +73,11 @@ export function createProjector(options: ProjectorOptions): Projector {
     const from = checkpoint ?? (await readCheckpoint(db, t.schema, name));
     checkpoint = from;
     const stored = await log.readAll(from, batchSize);
-    if (stored.length === 0) return 0;
+    if (stored.length === 0) {
+      // Nothing visible past the checkpoint: caught up.
+      recordConsumerLag(name, undefined, 0);
+      return 0;
+    }
     const records: DecodedRecord[] = [];
     for (const s of stored) {
       const decoded = decodeRecord(s);
@@ -81,19 +86,40 @@ export function createProjector(options: ProjectorOptions): Projector {
     }
     const to = stored[stored.length - 1]!.position;
     try {
-      await db.transaction().execute(async (trx) => {
-        await target.confirm(trx, t);
-        await t.projection.handle(trx, t.schema, records);
-        const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
-        if (outcome !== 'ok') throw new CheckpointMoved(outcome);
-      });
+      // One span per batch, parented or linked to the traces that wrote its records.
+      await traceRecordBatch(
+        name,
+        stored,
+        () =>
+          db.transaction().execute(async (trx) => {
+            await target.confirm(trx, t);
+            await t.projection.handle(trx, t.schema, records);
+            const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
+            if (outcome !== 'ok') throw new CheckpointMoved(outcome);
+          }),
+        {
+          'stratagate.schema': t.schema,
+          'stratagate.position.from': from,
+          'stratagate.position.to': to,
+        },
+      );
     } catch (error) {
       checkpoint = null;
       throw error;
     }
     checkpoint = to;
+    await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
     return stored.length;
+  }
+
+  /** Records still to apply after this batch; a metric only, so a failed read is ignored. */
+  async function reportLag(name: string, to: number): Promise<void> {
+    try {
+      recordConsumerLag(name, undefined, (await log.headPosition()) - to);
+    } catch {
+      // The next batch reports again.
+    }
   }
 
   async function catchUp(): Promise<number> {

@@ -35,6 +35,7 @@ import {
   rm,
   threadBlocks,
 } from './read-model.queries.ts';
+import { recordAppended } from '@stratagate/telemetry';
 
 export interface QueryContext {
   db: AnyDb;
@@ -250,6 +251,7 @@ export function queryRoutes(ctx: QueryContext) {
             { occurredAt: ctx.now().toISOString() },
           ),
         ]);
+        if (result.status === 'appended') recordAppended(ctx.log.name, result.records);
         const position = result.status === 'appended' ? result.records[0]!.position : null;
         return { ...renderedView(block, toLevel, 0), fromLevel: current.level, position };
       },
