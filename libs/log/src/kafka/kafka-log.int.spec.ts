@@ -311,5 +311,57 @@ describeWithKafka(`kafka message log, index on ${describeBackend()}`, () => {
         await dropSchema(one.db, one.schema);
       }
     });
+
+    // librdkafka's mock cluster has no CreateTopics, DescribeConfigs or idempotent producer: these
+    // run where the broker has them (a real one: KAFKA_BROKERS, or the testcontainers Redpanda of
+    // kafka-broker.global-setup.ts) and say why they skip elsewhere.
+    describe('on a broker with CreateTopics (a real one)', () => {
+      it('creates the topic with the partitions asked, retention verified, and appends with the idempotent producer', async (ctx) => {
+        const db = await shared();
+        counter += 1;
+        const schema = `kafka_log_case_${counter}`;
+        const topic = freshTopic('real');
+        const probe = await createKafkaLog({
+          kafka: client(),
+          database: db,
+          topic,
+          schema,
+          numPartitions: 3,
+        });
+        try {
+          if (probe.topicInfo.how !== 'created') {
+            console.warn(
+              `SKIPPED: real-broker case: CreateTopics failed (${probe.topicInfo.createError ?? probe.topicInfo.how}); a mock cluster?`,
+            );
+            ctx.skip();
+          }
+          expect(probe.topicInfo.partitions).toBe(3);
+          expect(probe.topicInfo.unverified).toBeUndefined();
+        } finally {
+          await probe.close();
+        }
+        const idempotent = await createKafkaLog({
+          kafka: client(),
+          database: db,
+          topic,
+          schema,
+          idempotentProducer: true,
+        });
+        try {
+          const space = freshSpace();
+          const result = await idempotent.append(space, numbered(space, 3, 1), {
+            expectedVersion: 0,
+          });
+          expect(result.status).toBe('appended');
+          expect((await idempotent.readSpace(space, 0, 10)).map((r) => r.spaceVersion)).toEqual([
+            1, 2, 3,
+          ]);
+          expect(await messagesOn(topic)).toBe(3);
+        } finally {
+          await idempotent.close();
+          await dropSchema(db, schema);
+        }
+      });
+    });
   });
 });
