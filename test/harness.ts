@@ -12,7 +12,8 @@ export interface TestNode {
     key?: string,
   ): Promise<TestResponse>;
   /** Waits until projection has applied everything in the log and no summary job is pending. */
-  settle(spaceId: string, key?: string): Promise<void>;
+  /** Bounded by `timeoutMs` (default 60 s). */
+  settle(spaceId: string, key?: string, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,8 +64,8 @@ export async function startTestNode(
     node,
     key,
     request,
-    async settle(spaceId, asKey = key) {
-      const deadline = Date.now() + 60_000;
+    async settle(spaceId, asKey = key, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
       for (;;) {
         const s = await request('GET', `/v1/spaces/${spaceId}/status`, undefined, asKey);
         const done =
