@@ -22,9 +22,27 @@ export function generateApiKey(): { key: string; keyId: string } {
   return { key: `sg_${keyId}_${randomBytes(32).toString('base64url')}`, keyId };
 }
 
+export interface ApiKeyStoreOptions {
+  /**
+   * How long a verified key is trusted without asking the database again (default 5 s). A key
+   * revoked by another process (`stratagate keys revoke`) stops working within this time.
+   */
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
 export class ApiKeyStore {
-  private readonly cache = new Map<string, Principal>();
-  constructor(private readonly db: AnyDb) {}
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly db: AnyDb,
+    options: ApiKeyStoreOptions = {},
+  ) {
+    this.ttlMs = options.cacheTtlMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+  }
 
   async migrate(): Promise<void> {
     await sql`create schema if not exists auth`.execute(this.db);
@@ -75,14 +93,15 @@ export class ApiKeyStore {
       .where('key_id', '=', keyId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    for (const [hash, p] of this.cache) if (p.keyId === keyId) this.cache.delete(hash);
+    for (const [hash, c] of this.cache) if (c.principal.keyId === keyId) this.cache.delete(hash);
     return Number(result.numUpdatedRows) > 0;
   }
 
   async authenticate(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
     const cached = this.cache.get(hash);
-    if (cached) return cached;
+    if (cached && cached.until > this.now()) return cached.principal;
+    this.cache.delete(hash);
     const row = await this.db
       .withSchema('auth')
       .selectFrom('api_keys')
@@ -93,7 +112,7 @@ export class ApiKeyStore {
     if (!row) return null;
     if (!timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return null;
     const principal = { tenantId: row.tenant_id as string, keyId: row.key_id as string };
-    this.cache.set(hash, principal);
+    this.cache.set(hash, { principal, until: this.now() + this.ttlMs });
     return principal;
   }
 }

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import { ApiKeyStore } from './api-keys.ts';
+
+describe(`API keys (${describeBackend()})`, () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await openTestDatabase('api_keys');
+    await new ApiKeyStore(database.db).migrate();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('binds a key to its tenant, stores only its hash and refuses unknown keys', async () => {
+    const store = new ApiKeyStore(database.db);
+    const { key, keyId } = await store.create('acme', 'spec');
+    expect(await store.authenticate(key)).toEqual({ tenantId: 'acme', keyId });
+    expect(await store.authenticate(`${key}x`)).toBeNull();
+    const stored = await database.db
+      .withSchema('auth')
+      .selectFrom('api_keys' as never)
+      .selectAll()
+      .execute();
+    expect(JSON.stringify(stored)).not.toContain(key);
+  });
+
+  it('a key revoked by another process stops working here once the cache entry expires', async () => {
+    let clock = 1_000_000;
+    const server = new ApiKeyStore(database.db, { cacheTtlMs: 5_000, now: () => clock });
+    const cli = new ApiKeyStore(database.db);
+    const { key, keyId } = await server.create('acme', 'to revoke');
+    expect(await server.authenticate(key)).toEqual({ tenantId: 'acme', keyId });
+    expect(await cli.revoke(keyId)).toBe(true);
+    // Within the TTL the server still trusts its cached verification...
+    clock += 4_000;
+    expect(await server.authenticate(key)).not.toBeNull();
+    // ...and asks the database again once it has expired.
+    clock += 1_001;
+    expect(await server.authenticate(key)).toBeNull();
+    // Revoked in this process: refused at once.
+    const other = await server.create('acme', 'second');
+    expect(await server.authenticate(other.key)).not.toBeNull();
+    await server.revoke(other.keyId);
+    expect(await server.authenticate(other.key)).toBeNull();
+  });
+});
