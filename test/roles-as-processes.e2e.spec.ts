@@ -221,6 +221,21 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
       );
       expect(versions.rows).toHaveLength(SPACES.length);
       for (const v of versions.rows) expect(v.applied).toBe(v.logged);
+
+      // The operator's view: lag per partition of the live group, all caught up.
+      const cli = startRoleProcess('status', ['projections', 'status'], env);
+      expect(await cli.exited).toBe(0);
+      const out = cli.lines.map((l) => String(l.msg));
+      const group = `stratagate.projector.core.${schema}`;
+      expect(out[0]).toContain(`core (${schema}, generation 1) on topic `);
+      expect(out[0]).toContain(`group ${group}: lag 0;`);
+      const partitions = out.filter((l) => /^ {2}partition \d+:/.test(l));
+      expect(partitions.length).toBeGreaterThanOrEqual(2);
+      for (const line of partitions) {
+        const [, at, end, lag] = /offset (\d+) of (\d+), lag (\d+)$/.exec(line)!;
+        expect(at).toBe(end);
+        expect(lag).toBe('0');
+      }
     },
   );
 });
