@@ -74,7 +74,7 @@ export interface ProjectionResult {
   records: number;
   /** Spawn until the URL was printed (module loading, migrations, projector started, listen). */
   startSeconds: number;
-  /** As the service runs it: no planner statistics (PGlite never, this Postgres has autovacuum off). */
+  /** As the service runs it (the projector keeps planner statistics itself; no autovacuum here). */
   asIs: ProjectionPhase;
   /** Only when `asIs` hit the budget: the rest, after one ANALYZE and a restart. */
   analysed: ProjectionPhase | null;
@@ -705,8 +705,8 @@ async function runOne(
     const statistics =
       `${before.analysed} of ${before.tables} read-model tables had statistics when projection ended ` +
       (analysed
-        ? `(from the bench's ANALYZE at the as-is budget; ${why}, and the service never runs ANALYZE)`
-        : `(${why}, and the service never runs ANALYZE)`) +
+        ? `(from the bench's ANALYZE at the as-is budget; ${why}; the projector analyses grown tables)`
+        : `(${why}; the projector analyses tables that grew by half)`) +
       `; then \`${store.postgresUrl ? 'vacuum (analyze)' : 'analyze'}\` by the bench (${analyzeSeconds} s)`;
     log(label, statistics);
 

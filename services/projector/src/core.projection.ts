@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
-import { migrateReadModel, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import {
+  keepReadModelStatistics,
+  migrateReadModel,
+  type AnyDb,
+  type ReadModelTables,
+} from '@stratagate/store';
 import {
   onEvidenceAssessed,
   onEvidenceBatchOpened,
@@ -69,6 +74,9 @@ async function handleCore(
   rules: CoreProjectionRules,
 ) {
   const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
+  // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
+  // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
+  await keepReadModelStatistics(trx, schema);
   let turns: TurnRecord[] = [];
   const flushTurns = async () => {
     await onTurnsRecorded(rm, schema, turns, rules);

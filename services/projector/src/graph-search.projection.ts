@@ -6,6 +6,7 @@ import {
   type GraphOperation,
 } from '@stratagate/domain';
 import {
+  GRAPH_NODE_CITED_EVENTS,
   loadEffectiveNodes,
   replaceSearchDocs,
   type ReadModelTables,
@@ -135,10 +136,7 @@ export async function nodesCitingEvents(
   const result = await sql<{ node_id: string }>`
     select n.node_id from ${sql.id(schema, 'graph_nodes')} n
     where n.tenant_id = ${tenantId} and n.space_id = ${spaceId}
-      and (${cites(sql.ref('n.source_event_ids'))}
-        or ${cites(sql.ref('n.name_source_event_ids'))}
-        or exists (select 1 from jsonb_array_elements(n.aliases || n.tags) v
-                   where ${cites(sql`v -> 'sourceEventIds'`)}))
+      and ${cites(sql`(${sql.raw(GRAPH_NODE_CITED_EVENTS)})`)}
     union
     select f.node_id from ${sql.id(schema, 'graph_facts')} f
     where f.tenant_id = ${tenantId} and f.space_id = ${spaceId}

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord, RecordOf } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
 import { readyFields, unappliedBlock, updateBlock } from './blocks.projection.ts';
@@ -103,28 +103,37 @@ export async function onMemoryEventsExtracted(
         fields: memoryEventSearchFields(e),
       })),
     );
+    // Supersede relations, in one statement: the first new event naming a target wins (as the
+    // rows would in record order), and a target that is not active or was written by this very
+    // record is left alone.
+    const supersededBy = new Map<string, string>();
     for (const e of events) {
       for (const target of e.temporal.supersedesEventIds) {
-        const superseded = await rm
-          .updateTable('memory_events')
-          .set({
-            status: 'superseded',
-            superseded_by: e.id,
-            forced_cap: 0.1,
-            updated_at: meta.metadata.occurredAt,
-            applied_position: meta.position,
-          })
-          .where('tenant_id', '=', tenantId)
-          .where('space_id', '=', spaceId)
-          .where('event_id', '=', target)
-          .where('status', '=', 'active')
-          .where('applied_position', '<', meta.position)
-          .executeTakeFirst();
-        // Only a target that really changed moves in the index: a forgotten one stays out.
-        if (Number(superseded.numUpdatedRows) > 0) {
-          await setEventStatus(rm, schema, space, target, 'superseded');
-        }
+        if (!supersededBy.has(target)) supersededBy.set(target, e.id);
       }
+    }
+    if (supersededBy.size > 0) {
+      // Addressed by the primary key (event_id = any(…)); the superseding id is looked up in a
+      // map, so no join that a planner without statistics could turn into a scan per target.
+      const superseded = await sql<{ event_id: string }>`
+        update ${sql.table(`${schema}.memory_events`)} set
+          status = 'superseded',
+          superseded_by = ${JSON.stringify(Object.fromEntries(supersededBy))}::jsonb ->> event_id,
+          forced_cap = 0.1,
+          updated_at = ${meta.metadata.occurredAt},
+          applied_position = ${meta.position}
+        where tenant_id = ${tenantId} and space_id = ${spaceId}
+          and event_id = any(${[...supersededBy.keys()]}::text[])
+          and status = 'active' and applied_position < ${meta.position}
+        returning event_id`.execute(rm);
+      // Only targets that really changed move in the index: a forgotten one stays out.
+      await setEventStatus(
+        rm,
+        schema,
+        space,
+        superseded.rows.map((r) => r.event_id),
+        'superseded',
+      );
     }
   }
   const next: BlockRow = { ...b, extraction_status: 'succeeded', event_count: events.length };

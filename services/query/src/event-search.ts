@@ -104,12 +104,15 @@ export async function searchEvents(
     { pool: 'extracted', weight: 1 },
     { pool: 'agent', weight: params.agentMemoryWeight },
   ];
-  const lists = [];
-  for (const { pool, weight } of pools) {
-    if (!(weight > 0)) continue;
-    const ranked = await rankPool(db, schema, space, pool, currentTurn, params, depth);
-    lists.push({ ids: ranked.slice(0, depth), weight });
-  }
+  // The pools are ranked independently: side by side.
+  const lists = await Promise.all(
+    pools
+      .filter(({ weight }) => weight > 0)
+      .map(async ({ pool, weight }) => {
+        const ranked = await rankPool(db, schema, space, pool, currentTurn, params, depth);
+        return { ids: ranked.slice(0, depth), weight };
+      }),
+  );
   return rrfFuse(lists)
     .slice(params.offset, depth)
     .map((f) => ({ id: f.id, score: f.score }));

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { eventWeight, rrfFuse } from '@stratagate/domain';
 import {
@@ -61,9 +62,14 @@ export function recallRoutes(ctx: QueryContext) {
         const db = rm(ctx.db, ctx.schema);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const thread = await getThread(db, space, threadId);
-        const tail = thread ? await openTail(db, space, threadId) : [];
-        const blocks = thread ? await threadBlocks(db, space, threadId) : [];
+        // Independent reads run side by side (on a server pool they really overlap).
+        const [thread, threadTail, threadBlockRows] = await Promise.all([
+          getThread(db, space, threadId),
+          openTail(db, space, threadId),
+          threadBlocks(db, space, threadId),
+        ]);
+        const tail = thread ? threadTail : [];
+        const blocks = thread ? threadBlockRows : [];
 
         // The query: the current message plus the last 2 open-tail turns.
         const tailTurns = [...new Set(tail.map((m) => m.turn_id))].slice(-2);
@@ -72,21 +78,28 @@ export function recallRoutes(ctx: QueryContext) {
           ...tail.filter((m) => tailTurns.includes(m.turn_id)).map((m) => m.content),
         ].join('\n');
 
-        // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
-        const hits = await searchEvents(ctx.db, ctx.schema, space, spaceRow.turn_counter, {
-          query,
-          limit: 20,
-          offset: 0,
-          agentMemoryWeight: 1,
-        });
-        const standing = await db
-          .selectFrom('memory_events')
-          .select('event_id')
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
-          .where('status', 'in', ['active', 'superseded'])
-          .where((eb) => eb.or([eb('pinned', '=', true), eb('criticality', '=', 'safety')]))
-          .execute();
+        // Event search, the standing events and graph search are independent of each other.
+        const [hits, standing, graphHits] = await Promise.all([
+          // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
+          searchEvents(ctx.db, ctx.schema, space, spaceRow.turn_counter, {
+            query,
+            limit: 20,
+            offset: 0,
+            agentMemoryWeight: 1,
+          }),
+          db
+            .selectFrom('memory_events')
+            .select('event_id')
+            .where('tenant_id', '=', space.tenantId)
+            .where('space_id', '=', space.spaceId)
+            .where('status', 'in', ['active', 'superseded'])
+            // Literal, so the partial index memory_events_standing applies.
+            .where(sql<boolean>`(pinned or criticality = 'safety')`)
+            .execute(),
+          // Graph candidates: graph search hits (MM-RET-5, limit 12), skipping nodes citing this
+          // session's events.
+          searchGraph(ctx, space, { query, limit: 12, excludeThreadId: threadId }),
+        ]);
         const ids = [...new Set([...hits.map((h) => h.id), ...standing.map((s) => s.event_id)])];
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
         const rows = await getEvents(db, space, ids, ['active', 'superseded']);
@@ -141,13 +154,7 @@ export function recallRoutes(ctx: QueryContext) {
           events.push(card);
         }
 
-        // Graph candidates: graph search hits (MM-RET-5, limit 12), skipping nodes citing this
-        // session's events; added while the limit and the budget allow.
-        const graphHits = await searchGraph(ctx, space, {
-          query,
-          limit: 12,
-          excludeThreadId: threadId,
-        });
+        // Graph nodes are added while the limit and the budget allow.
         const graphNodes = [];
         let omittedNodes = 0;
         for (const n of graphHits) {

@@ -15,6 +15,13 @@ export function assertSchemaName(schema: string): void {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
 }
 
+/**
+ * Every memory-event id a graph node row cites, as one jsonb array: its own sources, its name's
+ * sources and the sources of its aliases and tags. Indexed (GIN) by that exact expression.
+ */
+export const GRAPH_NODE_CITED_EVENTS =
+  "source_event_ids || name_source_event_ids || jsonb_path_query_array(aliases || tags, '$[*].sourceEventIds[*]')";
+
 export async function migrateReadModel(db: AnyDb, schema: string): Promise<void> {
   assertSchemaName(schema);
   const s = sql.id(schema);
@@ -246,6 +253,19 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
     )`,
     sql`create index if not exists evidence_batches_open on ${s}.evidence_batches (tenant_id, space_id, thread_id, status)`,
     sql`create index if not exists blocks_by_thread on ${s}.blocks (tenant_id, space_id, thread_id, turn_from)`,
+    // Which graph rows cite an event (graph search re-indexing after an event's status changed,
+    // MM-RET-5): GIN indexes answer `?|` without reading the space's whole graph. The node index
+    // is over every id a node cites (own sources, name sources, alias and tag sources); queries
+    // use the same expression (GRAPH_NODE_CITED_EVENTS).
+    sql`create index if not exists graph_nodes_by_cited_event on ${s}.graph_nodes
+      using gin ((${sql.raw(GRAPH_NODE_CITED_EVENTS)}))`,
+    // Recall's standing events (pinned or safety) without reading every event of the space.
+    sql`create index if not exists memory_events_standing on ${s}.memory_events (tenant_id, space_id)
+      where pinned or criticality = 'safety'`,
+    sql`create index if not exists graph_facts_by_source_event on ${s}.graph_facts
+      using gin (source_event_ids)`,
+    sql`create index if not exists graph_edges_by_source_event on ${s}.graph_edges
+      using gin (source_event_ids)`,
     sql`create index if not exists blocks_due_summary on ${s}.blocks (summary_status, summary_next_retry_at)
       where summary_status in ('pending', 'failed')`,
   ];

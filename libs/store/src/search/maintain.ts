@@ -104,17 +104,24 @@ export async function setSearchDocStatus(
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
   const statsTable = sql.id(schema, 'search_stats');
-  // `o` is read with the statement's snapshot, so it still holds the old status.
+  // `old` and the update read the same snapshot, so `old` holds the statuses before the update.
+  // Both address rows by the full primary key (doc_id = any(…)): never a join of the table with
+  // itself, which a planner without statistics runs as a nested loop over the whole space.
+  const ids = [...new Set(docIds)];
   const result = await sql<{ changed: number }>`
-    with changed as (
-      update ${docsTable} as d set status = ${status}
-      from ${docsTable} as o
-      where o.tenant_id = d.tenant_id and o.space_id = d.space_id
-        and o.doc_kind = d.doc_kind and o.doc_id = d.doc_id
-        and d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${kind}
-        and d.doc_id in (select jsonb_array_elements_text(${JSON.stringify(docIds)}::jsonb))
-        and d.status <> ${status}
-      returning o.status as old_status, d.length
+    with old as (
+      select doc_id, status from ${docsTable}
+      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+        and doc_id = any(${ids}::text[]) and status <> ${status}
+    ),
+    updated as (
+      update ${docsTable} set status = ${status}
+      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+        and doc_id = any(${ids}::text[]) and status <> ${status}
+      returning doc_id, length
+    ),
+    changed as (
+      select o.status as old_status, u.length from updated u join old o on o.doc_id = u.doc_id
     ),
     removed as (
       insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Database } from '../database.ts';
+import { describeBackend, openTestDatabase } from '../test-database.ts';
+import { migrateReadModel } from './migrate.ts';
+import { analyzeGrownTables } from './statistics.ts';
+
+/*
+ * The projector keeps planner statistics on the read model itself (no autovacuum on PGlite): a
+ * table is analysed once it grew by half since its last ANALYZE, and not again until it grows.
+ * Without statistics every `(tenant_id, space_id, …)` key prefix is estimated at one row and
+ * look-ups scan the whole space.
+ */
+const schema = 'rm_statistics';
+let database: Database;
+
+beforeAll(async () => {
+  database = await openTestDatabase('statistics');
+  await migrateReadModel(database.db, schema);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const insertTurns = (from: number, to: number) => sql`
+  insert into ${sql.id(schema, 'turns')}
+    (tenant_id, space_id, turn_id, thread_id, space_turn, thread_turn, occurred_at, block_id,
+     position, applied_position)
+  select 't', 's', 'turn-' || g, 'thread-' || (g % 7), g, g, '2024-01-01T00:00:00Z', null, g, g
+  from generate_series(${from}::int, ${to}::int) g`;
+
+const hasStatistics = async (table: string) => {
+  const r = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stats where schemaname = ${schema} and tablename = ${table}`.execute(
+    database.db,
+  );
+  return r.rows[0]!.n > 0;
+};
+
+describe(`read-model statistics (${describeBackend()})`, () => {
+  it('analyses a table once it has grown, inside a transaction, and not again until it grows by half', async () => {
+    expect(await analyzeGrownTables(database.db, schema)).toEqual({ analysed: [] });
+    await insertTurns(1, 3000).execute(database.db);
+    expect(await hasStatistics('turns')).toBe(false);
+
+    const first = await database.db.transaction().execute((trx) => analyzeGrownTables(trx, schema));
+    expect(first.analysed.map((a) => a.table)).toEqual(['turns']);
+    expect(first.analysed[0]!.pagesBefore).toBe(0);
+    expect(await hasStatistics('turns')).toBe(true);
+
+    // Nothing grew: nothing to do.
+    expect(await analyzeGrownTables(database.db, schema)).toEqual({ analysed: [] });
+    // A little growth is not enough; half again is.
+    await insertTurns(3001, 3300).execute(database.db);
+    expect(await analyzeGrownTables(database.db, schema)).toEqual({ analysed: [] });
+    await insertTurns(3301, 6000).execute(database.db);
+    const again = await analyzeGrownTables(database.db, schema);
+    expect(again.analysed.map((a) => a.table)).toEqual(['turns']);
+    expect(again.analysed[0]!.pagesBefore).toBe(first.analysed[0]!.pages);
+  });
+
+  it('gives the planner the real key: a look-up by turn id uses the whole primary key', async () => {
+    const plan = await sql<{ 'QUERY PLAN': string }>`
+      explain select * from ${sql.id(schema, 'turns')}
+      where tenant_id = 't' and space_id = 's' and turn_id = any(array['turn-5', 'turn-9'])`.execute(
+      database.db,
+    );
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/turns_pkey/);
+  });
+});

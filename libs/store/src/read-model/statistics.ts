@@ -1,0 +1,83 @@
+import { sql } from 'kysely';
+import type { AnyDb } from '../database.ts';
+import { assertSchemaName } from './migrate.ts';
+
+/**
+ * Planner statistics for the read model, kept by the projector itself.
+ *
+ * Every read-model key starts with `(tenant_id, space_id[, doc_kind])`. Without statistics the
+ * planner takes 0.5 % per equality for each of those columns, so it believes the prefix alone
+ * selects about one row, scans an index by the prefix only and filters the real key (`doc_id`,
+ * `turn_id`, …) row by row: every look-up reads the whole space, and a join of two such scans
+ * reads it squared (the projection stall at ~31,500 records on Postgres, seconds per request on
+ * PGlite). PGlite runs no autovacuum, and a server may have it off or lagging behind a bulk
+ * projection, so the projector analyses the tables that grew.
+ *
+ * A table is analysed when it has grown by half since its last ANALYZE (by pages on disk, which
+ * needs no statistics collector and sees the current transaction's own writes), or was never
+ * analysed, once it has more than a few pages. ANALYZE samples at most 300 × the statistics
+ * target rows, so the cost per table is bounded and the total is a geometric series in the
+ * table's final size. It runs inside the caller's transaction (ANALYZE may; its sample includes
+ * that transaction's own rows) and changes no row, so replay and rebuild comparisons are
+ * unaffected.
+ */
+export interface AnalyzeOptions {
+  /** Analyse a table once its pages exceed `growth` × the pages at its last ANALYZE (1.5). */
+  growth?: number;
+  /** Tables up to this many pages are never analysed for growth alone (8 pages = 64 KiB). */
+  minPages?: number;
+}
+
+/** Tables analysed by the last call, with their page counts (for logs and tests). */
+export interface AnalyzeOutcome {
+  analysed: { table: string; pages: number; pagesBefore: number }[];
+}
+
+/**
+ * ANALYZE every table of `schema` that grew past the threshold since its last ANALYZE (see the
+ * module comment). Cheap when nothing grew: one catalog query over the schema's tables.
+ */
+export async function analyzeGrownTables(
+  db: AnyDb,
+  schema: string,
+  options: AnalyzeOptions = {},
+): Promise<AnalyzeOutcome> {
+  assertSchemaName(schema);
+  const growth = options.growth ?? 1.5;
+  const minPages = options.minPages ?? 8;
+  const result = await sql<{ table: string; pages: number; analysed_pages: number }>`
+    select c.relname as table,
+      (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
+      case when c.reltuples < 0 then 0 else c.relpages end::int as analysed_pages
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind = 'r'
+    order by c.relname
+  `.execute(db);
+  const analysed: AnalyzeOutcome['analysed'] = [];
+  for (const row of result.rows) {
+    const pages = Number(row.pages);
+    const before = Number(row.analysed_pages);
+    if (pages <= minPages || pages <= before * growth) continue;
+    await sql`analyze ${sql.id(schema, row.table)}`.execute(db);
+    analysed.push({ table: row.table, pages, pagesBefore: before });
+  }
+  return { analysed };
+}
+
+const lastCheck = new Map<string, number>();
+
+/**
+ * `analyzeGrownTables` at most once per `intervalMs` per schema in this process: the projector's
+ * hot path calls it for every run of turns, and the check itself is a catalog query.
+ */
+export async function keepReadModelStatistics(
+  db: AnyDb,
+  schema: string,
+  intervalMs = 1000,
+): Promise<AnalyzeOutcome | null> {
+  const now = performance.now();
+  const last = lastCheck.get(schema);
+  if (last !== undefined && now - last < intervalMs) return null;
+  lastCheck.set(schema, now);
+  return analyzeGrownTables(db, schema);
+}
