@@ -6,6 +6,7 @@ import {
   type RebuildProgress,
 } from '@stratagate/projector';
 import { describeBackend } from '@stratagate/store';
+import { installTestTelemetry, type TestTelemetry } from '@stratagate/telemetry/testing';
 import {
   describeWithKafka,
   freshTopic,
@@ -18,9 +19,12 @@ import { eventually } from './support/processes.ts';
 // database), the projector is a consumer-group member, the consolidator's records go the same way.
 describeWithKafka(`roles on the Kafka log (${describeBackend()})`, () => {
   let t: TestNode;
+  let telemetry: TestTelemetry;
   const spaces = ['kafka:alpha', 'kafka:beta', 'kafka:gamma'];
 
   beforeAll(async () => {
+    // Before the node: the first telemetry set-up in a process wins.
+    telemetry = installTestTelemetry();
     t = await startTestNode('kafka-backend', {
       config: {
         STRATAGATE_LOG_BACKEND: 'kafka',
@@ -33,6 +37,7 @@ describeWithKafka(`roles on the Kafka log (${describeBackend()})`, () => {
   });
   afterAll(async () => {
     await t?.stop();
+    await telemetry?.shutdown();
   });
 
   it(
@@ -73,6 +78,24 @@ describeWithKafka(`roles on the Kafka log (${describeBackend()})`, () => {
       }
     },
   );
+
+  it('traces cross the topic: a summary job continues the trace of the request that sealed its block', async () => {
+    const spans = telemetry.spans();
+    const posts = spans.filter((s) => s.name === 'POST /v1/spaces/:spaceId/turns');
+    const traces = new Set(posts.map((s) => s.spanContext().traceId));
+    const jobs = spans.filter((s) => s.name === 'consolidate summary');
+    expect(jobs.length).toBeGreaterThanOrEqual(spaces.length * 2);
+    for (const job of jobs) {
+      // Found through the Kafka index by the block's applied position (`readAt`).
+      expect(job.parentSpanContext?.spanId).toBeDefined();
+      expect(traces.has(job.spanContext().traceId)).toBe(true);
+    }
+    // The projector batch that applied the seal is in the request's trace too.
+    const batches = spans.filter(
+      (s) => s.name === 'project core' && traces.has(s.spanContext().traceId),
+    );
+    expect(batches.length).toBeGreaterThan(0);
+  });
 
   it('the open batches list waits for the search’s own evidence batch in that space', async () => {
     const res = await t.request('POST', `/v1/spaces/${spaces[1]}/threads/t1/search/raw`, {

@@ -42,6 +42,12 @@ export interface MessageLog {
    */
   readAll(afterPosition: number, limit: number): Promise<StoredRecord[]>;
   findByIdempotencyKey(space: SpaceRef, key: string): Promise<StoredRecord | null>;
+  /**
+   * The record of `space` stored at `position` (null if none, or another space's). Optional:
+   * adapters whose positions are their own (Postgres table, Kafka index) have it; it serves
+   * tracing (the consolidator continues the trace of the record that made a job due).
+   */
+  readAt?(space: SpaceRef, position: number): Promise<StoredRecord | null>;
   spaceVersion(space: SpaceRef): Promise<number>;
   /**
    * Highest committed position (0 when empty): what consumers measure their lag against.

@@ -93,6 +93,14 @@ export async function createPostgresLog(
       return findFirstStored(db, t, space, [key]);
     },
 
+    async readAt(space, position) {
+      const [record] = await query(sql<RecordRow>`
+        select ${recordColumns} from ${t.records}
+        where position = ${position}
+          and tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`);
+      return record ?? null;
+    },
+
     async spaceVersion(space) {
       assertOpen();
       return readSpaceVersion(db, t, space);

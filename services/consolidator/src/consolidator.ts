@@ -187,13 +187,16 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   /**
    * The trace context of the record that made the job due: the one that last changed the block
    * (its seal, the summary an extraction follows, a retry request). Read from the log by the
-   * position the read model keeps, so nothing new is stored. Logs without a global order
-   * (Kafka) cannot read by position: the job then starts its own trace.
+   * position the read model keeps, so nothing new is stored. A log that cannot read by position
+   * (no `readAt`, no global order) makes the job start its own trace.
    */
   async function originTraceparent(block: DueBlock): Promise<string | undefined> {
     const position = Number(block.applied_position);
-    if (!log.capabilities.globalOrder || !(position > 0)) return undefined;
+    if (!(position > 0)) return undefined;
+    const space = { tenantId: block.tenant_id, spaceId: block.space_id };
     try {
+      if (log.readAt) return (await log.readAt(space, position))?.metadata.traceparent;
+      if (!log.capabilities.globalOrder) return undefined;
       const [record] = await log.readAll(position - 1, 1);
       return record?.position === position ? record.metadata.traceparent : undefined;
     } catch {

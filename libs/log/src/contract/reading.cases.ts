@@ -55,6 +55,24 @@ export function readingCases(ctx: ContractContext): void {
     },
   );
 
+  it('readAt, where the adapter has it, finds a space’s record by its position and nothing else', async (test) => {
+    const log = ctx.log();
+    if (!log.readAt) {
+      test.skip(); // optional in the port: this adapter does not read by position
+      return;
+    }
+    const [a, b] = [freshSpace(), freshSpace()];
+    const appended = await log.append(a, numbered(a, 3));
+    await log.append(b, numbered(b, 1));
+    const stored = appended.status === 'appended' ? appended.records : [];
+    expect(stored).toHaveLength(3);
+    const second = stored[1]!;
+    expect(await log.readAt(a, second.position)).toEqual(second);
+    // The same position seen through another space is not that space's record.
+    expect(await log.readAt(b, second.position)).toBeNull();
+    expect(await log.readAt(a, stored.at(-1)!.position + 1_000_000)).toBeNull();
+  });
+
   it('onAppended fires after an append of this instance and stops after unsubscribe', async () => {
     const space = freshSpace();
     let calls = 0;

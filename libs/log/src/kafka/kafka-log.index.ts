@@ -225,6 +225,20 @@ export async function readAcked(
   return rows.map(toStoredRecord);
 }
 
+/** The acknowledged record of `space` at `position` (positions are unique in the index). */
+export async function readAckedAt(
+  q: AnyDb,
+  t: KafkaIndexTables,
+  space: SpaceRef,
+  position: number,
+): Promise<StoredRecord | null> {
+  const { rows } = await sql<RecordRow>`
+    select ${recordColumns} from ${t.records}
+    where position = ${position} and state = 'acked'
+      and tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`.execute(q);
+  return rows[0] ? toStoredRecord(rows[0]) : null;
+}
+
 export async function ackedVersion(
   q: AnyDb,
   t: KafkaIndexTables,

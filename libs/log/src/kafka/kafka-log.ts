@@ -19,6 +19,7 @@ import {
   markAcked,
   migrateKafkaIndex,
   readAcked,
+  readAckedAt,
   readPending,
   readSpaceHead,
   spaceLockKey,
@@ -335,6 +336,11 @@ export async function createKafkaLog(options: KafkaLogOptions): Promise<KafkaMes
     async spaceVersion(space) {
       assertOpen();
       return ackedVersion(db, t, space);
+    },
+
+    async readAt(space, position) {
+      assertOpen();
+      return readAckedAt(db, t, space, position);
     },
 
     /** Highest acknowledged position. Positions order a space, not the topic: a size, not a lag. */
