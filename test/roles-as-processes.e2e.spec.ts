@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '@stratagate/store';
-import { freshTopic, kafkaBrokers } from '../libs/log/src/kafka/kafka.test-support.ts';
+import { freshTopic, kafkaBrokers, testKafka } from '../libs/log/src/kafka/kafka.test-support.ts';
 import { turn } from './harness.ts';
 import { eventually, freePort, startRoleProcess, type RoleProcess } from './support/processes.ts';
 
@@ -59,10 +59,11 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
       async () => (await fetch(`${url}/readyz`)).ok || undefined,
       180_000,
     );
-  const assignedTo = (p: RoleProcess): number[] | undefined => {
-    const joins = p.lines.filter((l) => l.msg === 'projector partitions assigned');
-    return joins.at(-1)?.partitions as number[] | undefined;
-  };
+  const joinsOf = (p: RoleProcess) =>
+    p.lines
+      .filter((l) => l.msg === 'projector partitions assigned')
+      .map((l) => l.partitions as number[]);
+  const assignedTo = (p: RoleProcess): number[] | undefined => joinsOf(p).at(-1);
 
   beforeAll(async () => {
     database = await openTestDatabase('processes');
@@ -148,15 +149,25 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
         },
         180_000,
       );
+      const p2JoinsBefore = joinsOf(p2).length;
       p1.kill('SIGKILL');
       expect(await p1.exited).toBeNull();
       for (let i = TURNS / 2 + 1; i <= TURNS; i++) await post(i);
 
-      // The survivor gets every partition once the dead member's session expires.
+      // The survivor rejoins and gets every partition once the dead member's session expires.
       // Generous bounds: CI runs this beside other suites on 2 cores and a shared mock cluster.
+      const admin = testKafka('roles-as-processes').admin();
+      await admin.connect();
+      const partitionCount = (await admin.fetchTopicOffsets(env.STRATAGATE_KAFKA_TOPIC!)).length;
+      await admin.disconnect();
       await eventually(
         'projector-2 to take over all partitions',
-        () => (assignedTo(p2)?.length ?? 0) >= victimPartitions.length + 1 || undefined,
+        () => {
+          const joins = joinsOf(p2);
+          return joins.length > p2JoinsBefore && joins.at(-1)!.length >= partitionCount
+            ? true
+            : undefined;
+        },
         180_000,
       );
       expect(assignedTo(p2)).toEqual(expect.arrayContaining(victimPartitions));
