@@ -27,7 +27,7 @@ export default defineConfig({
           ],
           // A real Kafka broker in a container when Docker and testcontainers are there and
           // KAFKA_BROKERS is not set; otherwise nothing (see the file).
-          globalSetup: ['libs/log/src/kafka/kafka-broker.global-setup.ts'],
+          globalSetup: ['test/support/kafka-broker.global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Integration suites share one machine's Postgres and 2 cores; keep them from starving each other.

@@ -13,28 +13,37 @@ export interface SpawnedServer {
 
 /**
  * Runs the real `stratagate serve` as a child process on a free port and reads its URL and
- * first-start key from stdout, as a user would.
+ * first-start key from stdout, as a user would. With `key`, the operator supplies the key
+ * (STRATAGATE_API_KEY, stored hashed like any other): nothing is printed for it, so only the URL
+ * is awaited (a restart of a server started without one prints no key either).
  */
 export async function spawnServer(
   args: string[],
   env: Record<string, string> = {},
+  key?: string,
 ): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, STRATAGATE_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+    env: {
+      ...process.env,
+      STRATAGATE_LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      ...env,
+      ...(key ? { STRATAGATE_API_KEY: key } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
-  const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+  const started = await new Promise<{ url: string; key: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
     child.stdout!.on('data', (d) => {
       out += d;
       const url = /HTTP API: (\S+)/.exec(out)?.[1];
-      const key = /\n\s+(sg_\S+)\n/.exec(out)?.[1];
-      if (url && key) {
+      const printed = key ?? /\n\s+(sg_\S+)\n/.exec(out)?.[1];
+      if (url && printed) {
         clearTimeout(timer);
-        resolve({ url, key });
+        resolve({ url, key: printed });
       }
     });
     child.once('exit', (code) => {
@@ -43,8 +52,7 @@ export async function spawnServer(
     });
   });
   return {
-    url,
-    key,
+    ...started,
     child,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { SpaceRef } from '@stratagate/domain';
+import { spaceKey, type SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
 import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
@@ -17,7 +17,8 @@ import {
   createProjector,
   liveTarget,
   readCheckpoint,
-  readSpaceProgress,
+  DEFAULT_GROUP_PREFIX,
+  kafkaProjectionGroup,
   type KafkaProjector,
   type KafkaSource,
   type LiveSchema,
@@ -114,7 +115,7 @@ export async function startNode(
     logger,
     `stratagate-${[...roles].join('-')}`,
   );
-  const { log } = opened;
+  const { log, kafka } = opened;
   const apiKeys = new ApiKeyStore(database.db);
   await apiKeys.migrate();
   const prepared = await prepareReadModel(database.db, config);
@@ -153,12 +154,10 @@ export async function startNode(
 
   const target = liveTarget({ base, definition: coreProjectionDefinition });
   const kafkaProjector =
-    roles.has('projector') && opened.kafka
+    roles.has('projector') && kafka
       ? createKafkaProjector({
           db: database.db,
-          kafka: opened.kafka.kafka,
-          topic: opened.kafka.topic,
-          checkpoints: opened.kafka.checkpoints,
+          ...kafka,
           target,
           sessionTimeout: config.STRATAGATE_KAFKA_SESSION_TIMEOUT_MS,
           onError: onError('projector'),
@@ -168,7 +167,7 @@ export async function startNode(
         })
       : null;
   const projector =
-    roles.has('projector') && !opened.kafka
+    roles.has('projector') && !kafka
       ? createProjector({
           db: database.db,
           log,
@@ -201,13 +200,24 @@ export async function startNode(
       log,
       now,
       // A global order (Postgres table): one checkpoint covers every space. Kafka orders a space
-      // only: each space's last applied record, against the position of its last record.
-      projectedPosition: opened.kafka
-        ? async (space: SpaceRef) => readSpaceProgress(database.db, await pinned.follow(), space)
+      // only: the live group's applied version of the space, against the space's last version,
+      // each as the position of that record.
+      projectedPosition: kafka
+        ? async (space: SpaceRef) => {
+            const group = kafkaProjectionGroup(
+              DEFAULT_GROUP_PREFIX,
+              coreProjectionDefinition.name,
+              await pinned.follow(),
+            );
+            const applied = await kafka.checkpoints.spaceVersions(database.db, group, kafka.topic, [
+              space,
+            ]);
+            return positionAt(log, space, applied.get(spaceKey(space)) ?? 0);
+          }
         : async () =>
             readCheckpoint(database.db, await pinned.follow(), coreProjectionDefinition.name),
-      logPosition: opened.kafka
-        ? async (space: SpaceRef) => lastPositionOf(log, space)
+      logPosition: kafka
+        ? async (space: SpaceRef) => positionAt(log, space, await log.spaceVersion(space))
         : async () => log.headPosition(),
     };
     // `schema` is a getter: each request reads the version it was pinned to. (A spread of the
@@ -263,7 +273,7 @@ export async function startNode(
     readModel,
     projector,
     kafkaProjector,
-    kafka: opened.kafka,
+    kafka,
     consolidator,
     http,
     url,
@@ -292,10 +302,9 @@ export function modelFromConfig(config: Config): ModelPort {
   return modelConfig ? createOpenAiCompatibleProvider(modelConfig) : createOfflineProvider();
 }
 
-/** Position of the space's last record (0 when it has none). */
-async function lastPositionOf(log: MessageLog, space: SpaceRef): Promise<number> {
-  const version = await log.spaceVersion(space);
+/** Position of the space's record at `version` (0 for version 0). */
+async function positionAt(log: MessageLog, space: SpaceRef, version: number): Promise<number> {
   if (version === 0) return 0;
-  const [last] = await log.readSpace(space, version - 1, 1);
-  return last?.position ?? 0;
+  const [record] = await log.readSpace(space, version - 1, 1);
+  return record?.position ?? 0;
 }

@@ -1,4 +1,4 @@
-import { decodeRecord, spaceKey, type DecodedRecord, type StoredRecord } from '@stratagate/domain';
+import { decodeRecord, type DecodedRecord } from '@stratagate/domain';
 import {
   consumeKafka,
   type KafkaBatchOutcome,
@@ -8,7 +8,6 @@ import {
 import type { AnyDb } from '@stratagate/store';
 import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Kafka } from 'kafkajs';
-import { sql } from 'kysely';
 import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
 
 /** The topic a projector consumes and where its consumer checkpoints live. */
@@ -56,8 +55,8 @@ export function kafkaProjectionGroup(prefix: string, projection: string, schema:
 /**
  * The projector on a Kafka log: one member of the consumer group of the live read-model schema.
  * Each batch of a partition is applied by the projection in the transaction that moves the
- * partition's checkpoint (consumeKafka: no record applied twice or skipped, per space in order),
- * and the space's projected position is stored with it, so readers can wait for their own writes.
+ * partition's checkpoint and the spaces' applied versions (consumeKafka: no record applied twice
+ * or skipped, per space in order); readers wait for their own writes against those versions.
  * A rebuild's switch (ADR 0009) is followed: the batch in flight rolls back, this member leaves
  * the old group and joins the new schema's group, which resumes from that schema's checkpoints.
  */
@@ -75,7 +74,6 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
   async function join(t: ResolvedTarget): Promise<void> {
     if (migrated !== t.schema) {
       await t.projection.migrate(db, t.schema);
-      await migrateSpaceProgress(db, t.schema);
       migrated = t.schema;
     }
     const groupId = kafkaProjectionGroup(prefix, t.projection.name, t.schema);
@@ -103,7 +101,6 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
               if (decoded) records.push(decoded);
             }
             await t.projection.handle(tx, t.schema, records);
-            await storeSpaceProgress(tx, t.schema, stored);
           },
           { 'stratagate.schema': t.schema, 'stratagate.partition': String(batch.partition) },
         ),
@@ -160,66 +157,6 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
   };
 }
 
-/**
- * Per space, the position of the last record the read model in `schema` applied. On a log
- * without a global order (Kafka) this is how readers know their own writes are projected.
- */
-export async function migrateSpaceProgress(db: AnyDb, schema: string): Promise<void> {
-  await sql`
-    create table if not exists ${sql.id(schema, 'space_progress')} (
-      tenant_id text not null,
-      space_id  text not null,
-      position  bigint not null,
-      version   bigint not null,
-      primary key (tenant_id, space_id)
-    )`.execute(db);
-}
-
-async function storeSpaceProgress(tx: AnyDb, schema: string, records: StoredRecord[]) {
-  const last = new Map<string, StoredRecord>();
-  for (const r of records) last.set(spaceKey(r.metadata), r);
-  if (last.size === 0) return;
-  const values = [...last.values()].map(
-    (r) =>
-      sql`(${r.metadata.tenantId}, ${r.metadata.spaceId}, ${r.position}::bigint, ${r.spaceVersion}::bigint)`,
-  );
-  await sql`
-    insert into ${sql.id(schema, 'space_progress')} as p (tenant_id, space_id, position, version)
-    values ${sql.join(values)}
-    on conflict (tenant_id, space_id) do update
-      set position = greatest(p.position, excluded.position),
-          version = greatest(p.version, excluded.version)`.execute(tx);
-}
-
-/** The position of the last record of the space applied in `schema` (0: none, or no table yet). */
-export async function readSpaceProgress(
-  db: AnyDb,
-  schema: string,
-  space: { tenantId: string; spaceId: string },
-): Promise<number> {
-  try {
-    const { rows } = await sql<{ position: string | number }>`
-      select position from ${sql.id(schema, 'space_progress')}
-      where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`.execute(db);
-    return rows[0] ? Number(rows[0].position) : 0;
-  } catch (error) {
-    if ((error as { code?: string }).code === '42P01') return 0; // undefined_table
-    throw error;
-  }
-}
-
-/** A group's next offsets per partition, read in `q` (a transaction sees its own snapshot). */
-export async function kafkaGroupOffsets(
-  q: AnyDb,
-  source: KafkaSource,
-  groupId: string,
-): Promise<Map<number, number>> {
-  const { rows } = await sql<{ partition: number; next_offset: string | number }>`
-    select partition, next_offset from ${sql.table(`${source.checkpoints.schema}.partition_offsets`)}
-    where group_id = ${groupId} and topic = ${source.topic}`.execute(q);
-  return new Map(rows.map((r) => [Number(r.partition), Number(r.next_offset)]));
-}
-
 export interface PartitionLag {
   partition: number;
   /** Next offset the group will apply (its checkpoint in Postgres). */
@@ -246,33 +183,4 @@ export async function kafkaGroupLag(source: KafkaSource, groupId: string): Promi
   } finally {
     await admin.disconnect();
   }
-}
-
-/**
- * Gives group `to` the checkpoints of group `from` (partition offsets and applied space versions)
- * in `trx`: a version built by one group is continued by another from exactly where it stopped.
- */
-export async function handOverCheckpoints(
-  trx: AnyDb,
-  source: KafkaSource,
-  from: string,
-  to: string,
-): Promise<void> {
-  const { schema } = source.checkpoints;
-  await sql`
-    insert into ${sql.table(`${schema}.partition_offsets`)} as o
-      (group_id, topic, partition, next_offset)
-    select ${to}, topic, partition, next_offset
-    from ${sql.table(`${schema}.partition_offsets`)}
-    where group_id = ${from} and topic = ${source.topic}
-    on conflict (group_id, topic, partition)
-      do update set next_offset = greatest(o.next_offset, excluded.next_offset)`.execute(trx);
-  await sql`
-    insert into ${sql.table(`${schema}.space_versions`)} as v
-      (group_id, topic, tenant_id, space_id, version)
-    select ${to}, topic, tenant_id, space_id, version
-    from ${sql.table(`${schema}.space_versions`)}
-    where group_id = ${from} and topic = ${source.topic}
-    on conflict (group_id, topic, tenant_id, space_id)
-      do update set version = greatest(v.version, excluded.version)`.execute(trx);
 }

@@ -6,9 +6,7 @@ import { readCheckpoint } from './checkpoints.ts';
 import {
   DEFAULT_GROUP_PREFIX,
   createKafkaProjector,
-  handOverCheckpoints,
   kafkaGroupLag,
-  kafkaGroupOffsets,
   kafkaProjectionGroup,
   type KafkaSource,
 } from './kafka-runner.ts';
@@ -150,7 +148,7 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
   const buildPrefix = `${kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX}-build`;
   const buildGroupOf = (of: string) => kafkaProjectionGroup(buildPrefix, name, of);
   const resumedFrom = kafka
-    ? sum(await kafkaGroupOffsets(db, kafka, buildGroupOf(schema)))
+    ? sum(await kafka.checkpoints.read(buildGroupOf(schema), kafka.topic, db))
     : await readCheckpoint(db, schema, name);
 
   const progress = progressReporter({
@@ -211,7 +209,7 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
   async function buildOnKafka(): Promise<{ retired: string; position: number }> {
     const source = kafka!;
     const buildGroup = buildGroupOf(schema);
-    const resumed = await kafkaGroupOffsets(db, source, buildGroup);
+    const resumed = await source.checkpoints.read(buildGroup, source.topic, db);
     const offsets = new Map(resumed);
     const builder = createKafkaProjector({
       db,
@@ -231,13 +229,14 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
         const lags = await kafkaGroupLag(source, buildGroup);
         if (lags.some((l) => l.lag > 0)) continue;
         const outcome = await trySwitch(db, base, name, schema, builderId, async (trx, live) => {
-          const mine = await kafkaGroupOffsets(trx, source, buildGroup);
-          const theirs = await kafkaGroupOffsets(trx, source, groupOf(live));
+          const mine = await source.checkpoints.read(buildGroup, source.topic, trx);
+          const theirs = await source.checkpoints.read(groupOf(live), source.topic, trx);
           let behind = 0;
           for (const [partition, offset] of theirs) {
             behind += Math.max(0, offset - (mine.get(partition) ?? 0));
           }
-          if (behind === 0) await handOverCheckpoints(trx, source, buildGroup, groupOf(schema));
+          if (behind === 0)
+            await source.checkpoints.copyGroup(trx, source.topic, buildGroup, groupOf(schema));
           return { position: sum(mine), behind };
         });
         if (outcome.switched) return outcome;
@@ -368,16 +367,21 @@ export async function trySwitch(
       state: 'draining',
       retired_schema: row.liveSchema,
       switched_at: 'now',
-      building_generation: null,
-      building_schema: null,
-      building_rules: null,
-      building_started_at: null,
-      builder_id: null,
-      builder_heartbeat_at: null,
+      ...NO_BUILD,
     });
     return { switched: true, retired: row.liveSchema, position };
   });
 }
+
+/** The control row's columns of a build, cleared (after a switch or an abandon). */
+const NO_BUILD = {
+  building_generation: null,
+  building_schema: null,
+  building_rules: null,
+  building_started_at: null,
+  builder_id: null,
+  builder_heartbeat_at: null,
+} as const;
 
 const sum = (offsets: Map<number, number>) => [...offsets.values()].reduce((a, b) => a + b, 0);
 
@@ -426,12 +430,7 @@ export async function abandonBuild(db: AnyDb, base: string, name: string): Promi
     await dropSchema(trx, row.buildingSchema, row.liveSchema);
     await updateProjectionVersion(trx, base, name, {
       state: 'live',
-      building_generation: null,
-      building_schema: null,
-      building_rules: null,
-      building_started_at: null,
-      builder_id: null,
-      builder_heartbeat_at: null,
+      ...NO_BUILD,
     });
     return row.buildingSchema;
   });

@@ -15,8 +15,11 @@ export interface PartitionRef {
  */
 export interface KafkaCheckpointStore {
   readonly schema: string;
-  /** Next offsets of a group's partitions, outside any transaction (where to seek on assignment). */
-  read(groupId: string, topic: string): Promise<Map<number, number>>;
+  /**
+   * Next offsets of a group's partitions: where to seek on assignment, or (in `q`, a transaction)
+   * where a group stands as that transaction sees it.
+   */
+  read(groupId: string, topic: string, q?: AnyDb): Promise<Map<number, number>>;
   /**
    * In the caller's transaction: locks the partition's checkpoint row until commit and returns the
    * next offset to apply (0 for a partition never applied). Two consumers applying the same
@@ -39,6 +42,12 @@ export interface KafkaCheckpointStore {
     topic: string,
     versions: readonly { space: SpaceRef; version: number }[],
   ): Promise<void>;
+  /**
+   * In `tx`: gives group `to` the checkpoints of group `from` (partition offsets and applied space
+   * versions), never moving one of `to`'s back. What one group built, another continues exactly
+   * where it stopped (a projection rebuild hands its build group over to the live one).
+   */
+  copyGroup(tx: AnyDb, topic: string, from: string, to: string): Promise<void>;
 }
 
 /** Creates (idempotently) the checkpoint tables in `schema` (default `kafka_consumer`). */
@@ -78,10 +87,10 @@ export async function createKafkaCheckpointStore(
   return {
     schema,
 
-    async read(groupId, topic) {
+    async read(groupId, topic, q = db) {
       const { rows } = await sql<{ partition: number; next_offset: number | string }>`
         select partition, next_offset from ${offsets}
-        where group_id = ${groupId} and topic = ${topic}`.execute(db);
+        where group_id = ${groupId} and topic = ${topic}`.execute(q);
       return new Map(rows.map((r) => [r.partition, Number(r.next_offset)]));
     },
 
@@ -131,6 +140,21 @@ export async function createKafkaCheckpointStore(
       await sql`
         insert into ${versions} as v (group_id, topic, tenant_id, space_id, version)
         values ${sql.join(values)}
+        on conflict (group_id, topic, tenant_id, space_id)
+          do update set version = greatest(v.version, excluded.version)`.execute(tx);
+    },
+
+    async copyGroup(tx, topic, from, to) {
+      await sql`
+        insert into ${offsets} as o (group_id, topic, partition, next_offset)
+        select ${to}, topic, partition, next_offset from ${offsets}
+        where group_id = ${from} and topic = ${topic}
+        on conflict (group_id, topic, partition)
+          do update set next_offset = greatest(o.next_offset, excluded.next_offset)`.execute(tx);
+      await sql`
+        insert into ${versions} as v (group_id, topic, tenant_id, space_id, version)
+        select ${to}, topic, tenant_id, space_id, version from ${versions}
+        where group_id = ${from} and topic = ${topic}
         on conflict (group_id, topic, tenant_id, space_id)
           do update set version = greatest(v.version, excluded.version)`.execute(tx);
     },

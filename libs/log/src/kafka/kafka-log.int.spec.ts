@@ -314,7 +314,7 @@ describeWithKafka(`kafka message log, index on ${describeBackend()}`, () => {
 
     // librdkafka's mock cluster has no CreateTopics, DescribeConfigs or idempotent producer: these
     // run where the broker has them (a real one: KAFKA_BROKERS, or the testcontainers Redpanda of
-    // kafka-broker.global-setup.ts) and say why they skip elsewhere.
+    // test/support/kafka-broker.global-setup.ts) and say why they skip elsewhere.
     describe('on a broker with CreateTopics (a real one)', () => {
       it('creates the topic with the partitions asked, retention verified, and appends with the idempotent producer', async (ctx) => {
         const db = await shared();

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import net from 'node:net';
+import { freePort } from './processes.ts';
 
 /**
  * Vitest global setup of the integration project: when KAFKA_BROKERS is unset, testcontainers is
@@ -41,23 +41,12 @@ function why(): string | null {
   return null;
 }
 
-/** The broker advertises the host port, so it must be chosen before the container starts. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const reason = why();
   if (reason) return undefined;
   const name = 'testcontainers';
   const tc = (await import(name)) as Testcontainers;
+  // The broker advertises the host port, so it is chosen before the container starts.
   const port = await freePort();
   const container = await new tc.GenericContainer(REDPANDA_IMAGE)
     .withExposedPorts({ container: 9092, host: port })
