@@ -181,7 +181,10 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
               s.status === 200 &&
               s.body.projectedPosition === s.body.logPosition &&
               s.body.blocks.total === TURNS / BLOCK &&
-              s.body.blocks.ready === TURNS / BLOCK;
+              s.body.blocks.ready === TURNS / BLOCK &&
+              // Extraction and graph jobs append after the summaries: wait for the last record.
+              s.body.extractionJobs.pending === 0 &&
+              s.body.graphJobs.pending === 0;
             return done ? s.body : undefined;
           },
           180_000,
