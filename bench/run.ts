@@ -18,6 +18,8 @@
  *                          (only valid with the same bench code; default: regenerate per run)
  *   --resume               reuse the search results an interrupted run with the same options
  *                          saved in bench/out/search-partial
+ *   --backends pglite,postgres   which backends the search part runs (default both, postgres
+ *                          only with DATABASE_URL); with --resume, results of the others are kept
  *   --quick                reduced sizes everywhere
  * Medians and percentiles from one run on this machine.
  */
@@ -61,6 +63,10 @@ const asIsBudgetSeconds = Number(flag('--as-is-budget') ?? 360);
 const measureBudgetSeconds = Number(flag('--measure-budget') ?? 600);
 const seedCache = flag('--seed-cache');
 const resume = args.includes('--resume');
+const backends = (flag('--backends') ?? 'pglite,postgres').split(',').map((b) => b.trim());
+for (const b of backends) {
+  if (b !== 'pglite' && b !== 'postgres') throw new Error(`--backends: unknown backend '${b}'`);
+}
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs', 'benchmarks.md');
@@ -263,6 +269,7 @@ if (runs('search')) {
     measureBudgetSeconds,
     seedCache,
     resume,
+    backends: backends as ('pglite' | 'postgres')[],
   });
   await writeFile(join(ROOT, 'docs', SVG_NAME), latencySvg(result));
   fresh.push(...sections(searchMarkdown(result, command)));

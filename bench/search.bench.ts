@@ -51,6 +51,8 @@ export interface SearchBenchOptions {
   seedCache?: string | undefined;
   /** Reuse results an interrupted run with the same options saved in outDir. */
   resume?: boolean;
+  /** Backends to measure now (default both); with `resume`, saved results of the others count. */
+  backends?: ('pglite' | 'postgres')[];
 }
 
 const MIN_REQUESTS = 100;
@@ -769,11 +771,17 @@ export async function searchBench(options: SearchBenchOptions): Promise<SearchBe
     const backends: ('pglite' | 'postgres')[] = ['pglite'];
     if (options.postgresUrl) backends.push('postgres');
     else console.log('no Postgres URL (DATABASE_URL): the search benchmark runs on PGlite only');
+    const measure = new Set(options.backends ?? backends);
     // Each result is saved as soon as it is complete; --resume picks up the ones an interrupted
     // run with the same options finished (a long run on a shared machine can be stopped).
     const partial = join(options.outDir, 'search-partial');
     await mkdir(partial, { recursive: true });
-    const fingerprint = JSON.stringify({ ...options, resume: undefined, seedCache: undefined });
+    const fingerprint = JSON.stringify({
+      ...options,
+      resume: undefined,
+      seedCache: undefined,
+      backends: undefined,
+    });
     for (const backend of backends) {
       for (const size of options.sizes) {
         const file = join(partial, `${backend}-${size}.json`);
@@ -787,6 +795,10 @@ export async function searchBench(options: SearchBenchOptions): Promise<SearchBe
             results.push(parsed.result);
             continue;
           }
+        }
+        if (!measure.has(backend)) {
+          log(`${backend} ${fmt(size)}`, 'skipped (--backends), no saved result to resume');
+          continue;
         }
         const result = await runOne(backend, size, options, cacheDir, cache);
         await writeFile(file, JSON.stringify({ fingerprint, result }));

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
 import type { SearchDocKind, SearchSpace } from './tables.ts';
@@ -14,12 +14,37 @@ export interface SearchDocInput {
   length: number;
 }
 
+/** The document's term vector: terms with tf > 0, sorted (the order `search_docs` keeps). */
+function termVector(terms: ReadonlyMap<string, number>): { terms: string[]; tfs: number[] } {
+  const entries = [...terms].filter(([, tf]) => tf > 0);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { terms: entries.map(([t]) => t), tfs: entries.map(([, tf]) => tf) };
+}
+
+/** Upsert of `search_terms` from rows (term, status, df, max_tf, min_length) of a CTE. */
+function addTermStats(
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  from: RawBuilder<unknown>,
+) {
+  return sql`
+    insert into ${sql.id(schema, 'search_terms')} as t
+      (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length)
+    select ${space.tenantId}, ${space.spaceId}, ${kind}, term, status, df, max_tf, min_length
+    from (${from}) as x
+    on conflict (tenant_id, space_id, doc_kind, term, status) do update set
+      df = t.df + excluded.df,
+      max_tf = greatest(t.max_tf, excluded.max_tf),
+      min_length = least(t.min_length, excluded.min_length)`;
+}
+
 /**
- * Inserts documents with their postings and adds them to `search_stats`, in one statement.
- * Idempotent: a document already indexed is left as it is (insert … on conflict do nothing), and
- * only rows that were really inserted count in the stats and get postings, so a redelivered batch
- * changes nothing. A document id repeated within the batch counts once (the first wins).
- * Returns the number of documents inserted.
+ * Inserts documents with their postings, adds them to `search_stats` and their terms to
+ * `search_terms`, in one statement. Idempotent: a document already indexed is left as it is
+ * (insert … on conflict do nothing), and only rows that were really inserted count in the
+ * statistics and get postings, so a redelivered batch changes nothing. A document id repeated
+ * within the batch counts once (the first wins). Returns the number of documents inserted.
  */
 export async function writeSearchDocs(
   db: AnyDb,
@@ -31,7 +56,6 @@ export async function writeSearchDocs(
   assertSchemaName(schema);
   const seen = new Set<string>();
   const docRows: Record<string, unknown>[] = [];
-  const postingRows: Record<string, unknown>[] = [];
   for (const doc of docs) {
     if (seen.has(doc.docId)) continue;
     seen.add(doc.docId);
@@ -42,10 +66,8 @@ export async function writeSearchDocs(
       length: doc.length,
       created_at: doc.createdAt,
       status: doc.status,
+      ...termVector(doc.terms),
     });
-    for (const [term, tf] of doc.terms) {
-      if (tf > 0) postingRows.push({ term, doc_id: doc.docId, tf });
-    }
   }
   if (docRows.length === 0) return 0;
   const { tenantId, spaceId } = space;
@@ -55,22 +77,35 @@ export async function writeSearchDocs(
   const result = await sql<{ inserted: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(docRows)}::jsonb) as x(
-        doc_id text, thread_id text, block_id text, length int, created_at text, status text)
+        doc_id text, thread_id text, block_id text, length int, created_at text, status text,
+        terms text[], tfs int[])
     ),
     inserted as (
-      insert into ${docsTable}
-        (tenant_id, space_id, doc_kind, doc_id, thread_id, block_id, length, created_at, status)
-      select ${tenantId}, ${spaceId}, ${kind}, doc_id, thread_id, block_id, length, created_at, status
+      insert into ${docsTable} (tenant_id, space_id, doc_kind, doc_id, thread_id, block_id, length,
+        created_at, status, terms, tfs)
+      select ${tenantId}, ${spaceId}, ${kind}, doc_id, thread_id, block_id, length, created_at,
+        status, terms, tfs
       from input
       on conflict do nothing
-      returning doc_id, length, status
+      returning doc_id, length, status, terms, tfs
+    ),
+    vectors as (
+      select i.doc_id, i.length, i.status, v.term, v.tf
+      from inserted i cross join lateral unnest(i.terms, i.tfs) as v(term, tf)
     ),
     postings as (
       insert into ${postingsTable} (tenant_id, space_id, doc_kind, term, doc_id, tf)
-      select ${tenantId}, ${spaceId}, ${kind}, p.term, p.doc_id, p.tf
-      from jsonb_to_recordset(${JSON.stringify(postingRows)}::jsonb) as p(term text, doc_id text, tf int)
-      join inserted i on i.doc_id = p.doc_id
+      select ${tenantId}, ${spaceId}, ${kind}, term, doc_id, tf from vectors
       on conflict do nothing
+    ),
+    terms as (
+      ${addTermStats(
+        schema,
+        space,
+        kind,
+        sql`select term, status, count(*)::int as df, max(tf) as max_tf, min(length) as min_length
+            from vectors group by term, status`,
+      )}
     ),
     stats as (
       insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)
@@ -88,7 +123,8 @@ export async function writeSearchDocs(
 
 /**
  * Sets the status of indexed documents, keeping their postings, and moves their counts between
- * the status buckets of `search_stats`. Documents already in that status (or not indexed) are left
+ * the status buckets of `search_stats` and `search_terms` (the bounds of the bucket they leave
+ * stay as they were: still bounds). Documents already in that status (or not indexed) are left
  * alone, so a redelivery changes nothing. Returns the number of documents whose status changed.
  */
 export async function setSearchDocStatus(
@@ -107,6 +143,7 @@ export async function setSearchDocStatus(
   // `old` and the update read the same snapshot, so `old` holds the statuses before the update.
   // Both address rows by the full primary key (doc_id = any(…)): never a join of the table with
   // itself, which a planner without statistics runs as a nested loop over the whole space.
+  const termsTable = sql.id(schema, 'search_terms');
   const ids = [...new Set(docIds)];
   const result = await sql<{ changed: number }>`
     with old as (
@@ -118,10 +155,31 @@ export async function setSearchDocStatus(
       update ${docsTable} set status = ${status}
       where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
         and doc_id = any(${ids}::text[]) and status <> ${status}
-      returning doc_id, length
+      returning doc_id, length, terms, tfs
     ),
     changed as (
-      select o.status as old_status, u.length from updated u join old o on o.doc_id = u.doc_id
+      select o.status as old_status, u.length, u.terms, u.tfs
+      from updated u join old o on o.doc_id = u.doc_id
+    ),
+    vectors as (
+      select c.old_status, c.length, v.term, v.tf
+      from changed c cross join lateral unnest(c.terms, c.tfs) as v(term, tf)
+    ),
+    terms_removed as (
+      update ${termsTable} as t set df = t.df - x.df
+      from (select term, old_status, count(*)::int as df from vectors group by term, old_status) x
+      where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
+        and t.term = x.term and t.status = x.old_status
+    ),
+    terms_added as (
+      ${addTermStats(
+        schema,
+        space,
+        kind,
+        sql`select term, ${status}::text as status, count(*)::int as df, max(tf) as max_tf,
+              min(length) as min_length
+            from vectors group by term`,
+      )}
     ),
     removed as (
       insert into ${statsTable} as s (tenant_id, space_id, doc_kind, status, doc_count, total_length)
@@ -169,17 +227,30 @@ export async function replaceSearchDocs(
   const docsTable = sql.id(schema, 'search_docs');
   const postingsTable = sql.id(schema, 'search_postings');
   const statsTable = sql.id(schema, 'search_stats');
-  const removed = await sql<{ removed: number }>`
+  const termsTable = sql.id(schema, 'search_terms');
+  const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}`;
+  const removed = await sql<{ removed: number; terms: string[] | null }>`
     with old as (
       delete from ${docsTable}
-      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
-        and doc_id = any(${ids}::text[])
-      returning status, length
+      where ${key} and doc_id = any(${ids}::text[])
+      returning doc_id, status, length, terms, tfs
+    ),
+    vectors as (
+      select o.doc_id, o.status, v.term
+      from old o cross join lateral unnest(o.terms, o.tfs) as v(term, tf)
     ),
     postings as (
-      delete from ${postingsTable}
-      where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
-        and doc_id = any(${ids}::text[])
+      -- By the documents' own term vectors: each posting by its whole primary key.
+      delete from ${postingsTable} p
+      using vectors v
+      where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
+        and p.term = v.term and p.doc_id = v.doc_id
+    ),
+    terms as (
+      update ${termsTable} as t set df = t.df - x.df
+      from (select term, status, count(*)::int as df from vectors group by term, status) x
+      where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
+        and t.term = x.term and t.status = x.status
     ),
     stats as (
       update ${statsTable} as s set
@@ -189,13 +260,30 @@ export async function replaceSearchDocs(
       where s.tenant_id = ${tenantId} and s.space_id = ${spaceId} and s.doc_kind = ${kind}
         and s.status = o.status
     )
-    select count(*)::int as removed from old
+    select (select count(*)::int from old) as removed,
+      (select array_agg(distinct term) from vectors) as terms
   `.execute(db);
   const written = await writeSearchDocs(db, schema, space, kind, input.docs);
-  await sql`
-    delete from ${statsTable}
-    where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
-      and doc_count = 0
-  `.execute(db);
+  // The bounds of the term buckets the removed documents left are recomputed over what remains,
+  // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.
+  const touched = removed.rows[0]?.terms ?? [];
+  if (touched.length > 0) {
+    await sql`
+      update ${termsTable} as t set max_tf = x.max_tf, min_length = x.min_length
+      from (
+        select p.term, d.status, max(p.tf) as max_tf, min(d.length) as min_length
+        from ${postingsTable} p
+        join ${docsTable} d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
+          and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
+        where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
+          and p.term = any(${touched}::text[])
+        group by p.term, d.status
+      ) x
+      where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
+        and t.term = x.term and t.status = x.status
+    `.execute(db);
+    await sql`delete from ${termsTable} where ${key} and df = 0`.execute(db);
+  }
+  await sql`delete from ${statsTable} where ${key} and doc_count = 0`.execute(db);
   return { removed: removed.rows[0]?.removed ?? 0, written };
 }

@@ -2,10 +2,22 @@ import { sql } from 'kysely';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
 
-/** Creates the search index tables in a read-model schema (idempotent; the schema must exist). */
+/**
+ * Creates the search index tables in a read-model schema (idempotent; the schema must exist).
+ * A schema built before the term statistics (`search_terms`) and the documents' term vectors
+ * gets them here, computed from its postings, so a live read model needs no rebuild.
+ */
 export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<void> {
   assertSchemaName(schema);
   const s = sql.id(schema);
+  const existing = await sql<{ docs: boolean; vectors: boolean; terms: boolean }>`
+    select
+      to_regclass(${`${schema}.search_docs`}) is not null as docs,
+      exists (select 1 from information_schema.columns where table_schema = ${schema}
+        and table_name = 'search_docs' and column_name = 'terms') as vectors,
+      to_regclass(${`${schema}.search_terms`}) is not null as terms
+  `.execute(db);
+  const before = existing.rows[0];
   const statements = [
     sql`create schema if not exists ${s}`,
     sql`create table if not exists ${s}.search_docs (
@@ -18,8 +30,12 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       length int not null,
       created_at text not null,
       status text not null,
+      terms text[] not null default '{}',
+      tfs int[] not null default '{}',
       primary key (tenant_id, space_id, doc_kind, doc_id)
     )`,
+    sql`alter table ${s}.search_docs add column if not exists terms text[] not null default '{}'`,
+    sql`alter table ${s}.search_docs add column if not exists tfs int[] not null default '{}'`,
     sql`create index if not exists search_docs_by_thread on ${s}.search_docs
       (tenant_id, space_id, doc_kind, thread_id)`,
     sql`create table if not exists ${s}.search_postings (
@@ -40,6 +56,44 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       total_length bigint not null,
       primary key (tenant_id, space_id, doc_kind, status)
     )`,
+    sql`create table if not exists ${s}.search_terms (
+      tenant_id text not null,
+      space_id text not null,
+      doc_kind text not null,
+      term text not null,
+      status text not null,
+      df int not null,
+      max_tf int not null,
+      min_length int not null,
+      primary key (tenant_id, space_id, doc_kind, term, status)
+    )`,
   ];
   for (const statement of statements) await statement.execute(db);
+
+  // Backfills for a schema whose documents predate the vectors or the term statistics.
+  if (before?.docs && !before.vectors) {
+    await sql`
+      update ${s}.search_docs d set terms = v.terms, tfs = v.tfs
+      from (
+        select tenant_id, space_id, doc_kind, doc_id,
+          array_agg(term order by term) as terms, array_agg(tf order by term) as tfs
+        from ${s}.search_postings
+        group by tenant_id, space_id, doc_kind, doc_id
+      ) v
+      where d.tenant_id = v.tenant_id and d.space_id = v.space_id and d.doc_kind = v.doc_kind
+        and d.doc_id = v.doc_id
+    `.execute(db);
+  }
+  if (before?.docs && !before.terms) {
+    await sql`
+      insert into ${s}.search_terms
+        (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length)
+      select p.tenant_id, p.space_id, p.doc_kind, p.term, d.status,
+        count(*), max(p.tf), min(d.length)
+      from ${s}.search_postings p
+      join ${s}.search_docs d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
+        and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
+      group by p.tenant_id, p.space_id, p.doc_kind, p.term, d.status
+    `.execute(db);
+  }
 }

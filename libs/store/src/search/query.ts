@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { BM25_B, BM25_K1, searchTerms, type RankedId } from '@stratagate/domain';
+import { BM25_B, BM25_K1, bm25Score, searchTerms, type RankedId } from '@stratagate/domain';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
 import {
@@ -24,16 +24,35 @@ export interface SearchIndexQuery {
   statuses?: readonly string[];
   /** Hard scope: only these documents (applied before ranking). */
   docIds?: readonly string[];
+  /** Filled with what the search read, when given (tests, benchmarks). */
+  work?: SearchWork;
+}
+
+/** What one search read: postings, and documents scored from their term vectors. */
+export interface SearchWork {
+  /** `top-k` (unscoped, MaxScore) or `scoped` (one SQL statement over the scoped postings). */
+  plan?: 'top-k' | 'scoped';
+  /** Postings read (top-k only). */
+  postingsRead?: number;
+  /** Documents scored (top-k only). */
+  docsScored?: number;
+  /** Query terms present in the index, and how many of them had their postings read. */
+  terms?: number;
+  termsRead?: number;
 }
 
 /**
- * BM25 (MM-RET-2, k1 1.2, b 0.75) over the postings of the query's distinct terms, in one SQL
- * statement. Scope (thread, documents, statuses) is applied before ranking, and N, df and avgdl are
- * taken over the scoped set, so the result equals `bm25Rank` run exhaustively over exactly those
- * documents. The unscoped case takes N and the total length from `search_stats`; a scoped case
- * counts them in SQL over the scoped documents. Only scores > 0; ties: messages newer
- * `created_at` first then id, events and graph nodes by id. An empty query, or one with no lexical
- * match, → [].
+ * BM25 (MM-RET-2, k1 1.2, b 0.75) over the postings of the query's distinct terms. Scope (thread,
+ * documents, statuses) is applied before ranking, and N, df and avgdl are taken over the scoped
+ * set, so the result equals `bm25Rank` run exhaustively over exactly those documents. Only scores
+ * > 0; ties: messages newer `created_at` first then id, events and graph nodes by id (code-unit
+ * order). An empty query, or one with no lexical match, → [].
+ *
+ * The unscoped case (statuses only) is an exact top-k search (`topKSearch`): term statistics
+ * from `search_terms` give every term's idf and score bound, so it reads the postings of the
+ * rare terms and scores only the documents that can still make the top k. A thread or document
+ * scope changes N and df, which the statistics do not know, so a scoped search counts them in
+ * one SQL statement over the scoped postings (`scopedSearch`).
  */
 export async function searchIndex(
   db: AnyDb,
@@ -49,10 +68,26 @@ export async function searchIndex(
   const statuses = q.statuses ?? defaultStatuses(q.kind);
   if (statuses && statuses.length === 0) return [];
 
+  const scoped = q.threadId !== undefined || q.docIds !== undefined;
+  if (q.work) q.work.plan = scoped ? 'scoped' : 'top-k';
+  if (!scoped) {
+    return topKSearch(db, schema, q.space, q.kind, terms, statuses, limit, offset, q.work);
+  }
+  return scopedSearch(db, schema, q, terms, statuses, limit, offset);
+}
+
+async function scopedSearch(
+  db: AnyDb,
+  schema: string,
+  q: SearchIndexQuery,
+  terms: readonly string[],
+  statuses: readonly string[] | undefined,
+  limit: number,
+  offset: number,
+): Promise<RankedId[]> {
   const { tenantId, spaceId } = q.space;
   const docs = sql.id(schema, 'search_docs');
   const postings = sql.id(schema, 'search_postings');
-  const statsTable = sql.id(schema, 'search_stats');
   const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`));
 
   // Filters on search_docs `d`, beyond the (tenant, space, kind) key.
@@ -67,22 +102,18 @@ export async function searchIndex(
     );
   }
   const docFilter = sql.join(filters, sql` `);
-  const scoped = q.threadId !== undefined || q.docIds !== undefined;
-
-  const stats = scoped
-    ? sql`select count(*)::float8 as n, coalesce(sum(d.length), 0)::float8 as total
-          from ${docs} d
-          where d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${q.kind}
-          ${docFilter}`
-    : sql`select coalesce(sum(s.doc_count), 0)::float8 as n,
-                 coalesce(sum(s.total_length), 0)::float8 as total
-          from ${statsTable} s
-          where s.tenant_id = ${tenantId} and s.space_id = ${spaceId} and s.doc_kind = ${q.kind}
-          ${statuses ? sql`and s.status in (${list(statuses)})` : sql``}`;
+  const stats = sql`select count(*)::float8 as n, coalesce(sum(d.length), 0)::float8 as total
+    from ${docs} d
+    where d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${q.kind}
+    ${docFilter}`;
 
   const k1 = sql`${BM25_K1}::float8`;
   const b = sql`${BM25_B}::float8`;
-  const tieBreak = q.kind === 'message' ? sql`created_at desc, doc_id asc` : sql`doc_id asc`;
+  // Code-unit order (collation "C"), as `topKSearch` and the reference ranker compare.
+  const tieBreak =
+    q.kind === 'message'
+      ? sql`created_at collate "C" desc, doc_id collate "C" asc`
+      : sql`doc_id collate "C" asc`;
 
   // Per-term contributions are summed in term order, so equal documents get bit-equal scores.
   const result = await sql<{ id: string; score: number }>`
@@ -117,6 +148,219 @@ export async function searchIndex(
   `.execute(db);
   return result.rows.map((r) => ({ id: r.id, score: Number(r.score) }));
 }
+
+/** Documents read per round trip while scoring candidates. */
+const SCORE_CHUNK = 256;
+/** Rare terms are read together while their postings add up to at most this many. */
+const POSTINGS_BATCH = 2_000;
+/** Relative slack on bound comparisons, so float rounding never prunes a document that ties. */
+const SLACK = 1e-9;
+
+interface TermBound {
+  term: string;
+  df: number;
+  /** min over this term's documents of their length: gives its documents' best case. */
+  minLength: number;
+  /** The most one document can get from this term: its score at max_tf and min_length. */
+  upper: number;
+}
+
+interface Scored {
+  id: string;
+  score: number;
+  createdAt: string;
+}
+
+/**
+ * Exact top-k BM25 over the whole space (statuses only), after MaxScore (Turtle & Flood 1995).
+ *
+ * `search_terms` gives N-independent facts per term: df (so idf) and a bound on the term's
+ * contribution to any one document (its score at the largest tf and smallest length it has).
+ * Terms are taken from the highest bound down (the rare ones) and their postings read; every
+ * document seen gets an upper bound: what its postings of those terms can give at most, plus the
+ * bounds of all terms not read yet. Candidates are scored exactly from their term vectors, best
+ * bound first, which raises θ, the k-th best exact score so far. Reading stops once the terms not
+ * read cannot lift an unseen document to θ, and scoring stops at the first candidate whose bound
+ * is below θ: every document of the true top k has been scored. A frequent term's postings are
+ * never read unless the rare ones leave too few good candidates.
+ */
+async function topKSearch(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  queryTerms: readonly string[],
+  statuses: readonly string[] | undefined,
+  limit: number,
+  offset: number,
+  work: SearchWork = {},
+): Promise<RankedId[]> {
+  const counts = { postingsRead: 0, docsScored: 0, terms: 0, termsRead: 0 };
+  try {
+    return await topK();
+  } finally {
+    Object.assign(work, counts);
+  }
+
+  async function topK(): Promise<RankedId[]> {
+    const { tenantId, spaceId } = space;
+    const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}`;
+    const statusFilter = statuses
+      ? sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`
+      : sql``;
+    const facts = await sql<{
+      term: string | null;
+      df: number;
+      max_tf: number;
+      min_length: number;
+    }>`
+    select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
+      coalesce(sum(total_length), 0)::float8 as max_tf, 0::float8 as min_length
+    from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
+    union all
+    select term, sum(df)::float8, max(max_tf)::float8, min(min_length)::float8
+    from ${sql.id(schema, 'search_terms')}
+    where ${key} and term in (${sql.join(queryTerms.map((t) => sql`${t}`))}) ${statusFilter}
+    group by term
+    having sum(df) > 0
+  `.execute(db);
+    const totals = facts.rows.find((r) => r.term === null);
+    const N = Number(totals?.df ?? 0);
+    if (!(N > 0)) return [];
+    const avgDocLength = Number(totals?.max_tf ?? 0) / N;
+    const contribution = (tf: number, docLength: number, df: number) =>
+      bm25Score({ tf, docLength, avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
+
+    const bounds: TermBound[] = facts.rows.flatMap((r) =>
+      r.term === null
+        ? []
+        : [
+            {
+              term: r.term,
+              df: Number(r.df),
+              minLength: Number(r.min_length),
+              upper: contribution(Number(r.max_tf), Number(r.min_length), Number(r.df)),
+            },
+          ],
+    );
+    if (bounds.length === 0) return [];
+    counts.terms = bounds.length;
+    const dfOf = new Map(bounds.map((t) => [t.term, t.df]));
+    bounds.sort((a, b) => b.upper - a.upper || (a.term < b.term ? -1 : 1));
+    // rest[e]: the most a document can get from the terms not read yet (bounds[e..]).
+    const rest = new Array<number>(bounds.length + 1).fill(0);
+    for (let e = bounds.length - 1; e >= 0; e--) rest[e] = rest[e + 1]! + bounds[e]!.upper;
+
+    const k = offset + limit;
+    const candidates = new Map<string, number>(); // seen, not yet scored: bound over read terms
+    const settled = new Set<string>(); // scored, or outside the statuses
+    const scored: Scored[] = [];
+    const best: number[] = []; // the k best exact scores so far, descending
+    const theta = () => (best.length >= k ? best[k - 1]! : 0);
+    const canReach = (bound: number) => bound * (1 + SLACK) >= theta();
+
+    const readPostings = async (batch: readonly TermBound[]) => {
+      const byTerm = new Map(batch.map((t) => [t.term, t]));
+      const rows = await sql<{ term: string; doc_id: string; tf: number }>`
+      select term, doc_id, tf from ${sql.id(schema, 'search_postings')}
+      where ${key} and term in (${sql.join(batch.map((t) => sql`${t.term}`))})
+    `.execute(db);
+      counts.postingsRead += rows.rows.length;
+      counts.termsRead += batch.length;
+      for (const row of rows.rows) {
+        if (settled.has(row.doc_id)) continue;
+        const t = byTerm.get(row.term)!;
+        const gain = contribution(row.tf, t.minLength, t.df);
+        candidates.set(row.doc_id, (candidates.get(row.doc_id) ?? 0) + gain);
+      }
+    };
+
+    const scoreDocs = async (ids: readonly string[]) => {
+      for (const id of ids) {
+        candidates.delete(id);
+        settled.add(id);
+      }
+      counts.docsScored += ids.length;
+      const rows = await sql<{
+        doc_id: string;
+        length: number;
+        created_at: string;
+        terms: string[];
+        tfs: number[];
+      }>`
+      select doc_id, length, created_at, terms, tfs from ${sql.id(schema, 'search_docs')}
+      where ${key} and doc_id = any(${ids}::text[]) ${statusFilter}
+    `.execute(db);
+      for (const row of rows.rows) {
+        const tfOf = new Map<string, number>();
+        row.terms.forEach((term, i) => {
+          if (dfOf.has(term)) tfOf.set(term, row.tfs[i]!);
+        });
+        // Summed in query-term order, as the reference ranker sums.
+        let score = 0;
+        for (const term of queryTerms) {
+          const df = dfOf.get(term);
+          const tf = tfOf.get(term);
+          if (df !== undefined && tf !== undefined) score += contribution(tf, row.length, df);
+        }
+        if (!(score > 0)) continue;
+        scored.push({ id: row.doc_id, score, createdAt: row.created_at });
+        const at = best.findIndex((x) => x < score);
+        if (at < 0) best.push(score);
+        else best.splice(at, 0, score);
+        if (best.length > k) best.length = k;
+      }
+    };
+
+    /** Scores candidates best bound first while they can reach θ; at most `budget` documents. */
+    const scoreCandidates = async (unread: number, budget: number) => {
+      const order = [...candidates].sort((a, b) => b[1] - a[1]);
+      let done = 0;
+      for (let i = 0; i < order.length && done < budget;) {
+        const chunk: string[] = [];
+        while (i < order.length && chunk.length < Math.min(SCORE_CHUNK, budget - done)) {
+          const [id, bound] = order[i]!;
+          if (!canReach(bound + unread)) {
+            i = order.length; // sorted: every later candidate is below θ too
+            break;
+          }
+          chunk.push(id);
+          i++;
+        }
+        if (chunk.length === 0) break;
+        await scoreDocs(chunk);
+        done += chunk.length;
+      }
+    };
+
+    let e = 0;
+    while (e < bounds.length && canReach(rest[e]!)) {
+      // The next term, with the following ones while their postings stay few.
+      const batch = [bounds[e]!];
+      let postings = bounds[e]!.df;
+      e++;
+      while (e < bounds.length && postings + bounds[e]!.df <= POSTINGS_BATCH) {
+        postings += bounds[e]!.df;
+        batch.push(bounds[e]!);
+        e++;
+      }
+      await readPostings(batch);
+      // The most promising candidates set θ before deciding whether to read further.
+      await scoreCandidates(rest[e]!, Math.max(k, 32));
+    }
+    await scoreCandidates(rest[e]!, Number.POSITIVE_INFINITY);
+
+    const tieBreak =
+      kind === 'message'
+        ? (a: Scored, b: Scored) =>
+            a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : codeUnit(a.id, b.id)
+        : (a: Scored, b: Scored) => codeUnit(a.id, b.id);
+    scored.sort((a, b) => (a.score !== b.score ? b.score - a.score : tieBreak(a, b)));
+    return scored.slice(offset, offset + limit).map((r) => ({ id: r.id, score: r.score }));
+  }
+}
+
+const codeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Candidate statuses of a kind when the caller names none (undefined: any status). */
 function defaultStatuses(kind: SearchDocKind): readonly string[] | undefined {

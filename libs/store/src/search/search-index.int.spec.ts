@@ -5,11 +5,12 @@ import {
   type RankedId,
   type WeightedField,
 } from '@stratagate/domain';
+import { sql } from 'kysely';
 import type { Database } from '../database.ts';
 import { describeBackend, openTestDatabase } from '../test-database.ts';
 import { migrateSearchIndex } from './migrate.ts';
 import { setSearchDocStatus, writeSearchDocs } from './maintain.ts';
-import { readSearchStats, searchIndex } from './query.ts';
+import { readSearchStats, searchIndex, type SearchWork } from './query.ts';
 import type { SearchDocKind, SearchSpace } from './tables.ts';
 
 const schema = 'rm_search';
@@ -408,6 +409,209 @@ describe(`search index (${describeBackend()})`, () => {
     );
     expect(all.map((h) => h.score).sort((a, b) => b - a)).toEqual(
       ref.map((r) => expect.closeTo(r.score, 9)),
+    );
+  });
+});
+
+describe(`search index: exact top k without reading every posting (${describeBackend()})`, () => {
+  let database: Database;
+  const rand = prng(777);
+  // A Zipf vocabulary: w0 is in most documents, w299 in a handful.
+  const vocab = Array.from({ length: 300 }, (_, i) => `w${i}`);
+  const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(1 / (rand() + 1 / 301)) - 1)]!;
+  const words = (n: number) => Array.from({ length: n }, zipf).join(' ');
+  const zSpace: SearchSpace = { tenantId: 't', spaceId: 'zipf' };
+  const messages: Doc[] = Array.from({ length: 4000 }, (_, i) => ({
+    id: `m${String(i).padStart(4, '0')}`,
+    threadId: 'z',
+    createdAt: `2024-04-${String(1 + (i % 20)).padStart(2, '0')}T10:00:00Z`,
+    status: 'sealed',
+    fields: [{ text: words(3 + Math.floor(rand() * 12)), weight: 1 }],
+  }));
+  const eventStatuses = ['active', 'active', 'superseded', 'forgotten'];
+  const events: Doc[] = Array.from({ length: 1500 }, (_, i) => ({
+    id: `e${String(i).padStart(4, '0')}`,
+    threadId: 'z',
+    createdAt: '2024-04-01T10:00:00Z',
+    status: eventStatuses[i % eventStatuses.length]!,
+    fields: [
+      { text: words(2), weight: 4 },
+      { text: words(6), weight: 1 },
+    ],
+  }));
+  // Two to seven terms: frequent ones (function-word-like) with a rarer one or two.
+  const queries = Array.from({ length: 40 }, () =>
+    Array.from({ length: 2 + Math.floor(rand() * 6) }, () =>
+      rand() < 0.6 ? `w${Math.floor(rand() * 12)}` : zipf(),
+    ).join(' '),
+  );
+
+  beforeAll(async () => {
+    database = await openTestDatabase('search_top_k');
+    await migrateSearchIndex(database.db, schema);
+    for (let i = 0; i < messages.length; i += 500) {
+      await writeSearchDocs(
+        database.db,
+        schema,
+        zSpace,
+        'message',
+        messages.slice(i, i + 500).map((d) => ({
+          docId: d.id,
+          threadId: d.threadId,
+          blockId: 'blk_z',
+          createdAt: d.createdAt,
+          status: d.status,
+          ...docTermFrequencies(d.fields),
+        })),
+      );
+    }
+    await writeSearchDocs(
+      database.db,
+      schema,
+      zSpace,
+      'event',
+      events.map((d) => ({
+        docId: d.id,
+        threadId: d.threadId,
+        blockId: 'blk_z',
+        createdAt: d.createdAt,
+        status: 'active',
+        ...docTermFrequencies(d.fields),
+      })),
+    );
+    for (const status of ['superseded', 'forgotten']) {
+      const ids = events.filter((e) => e.status === status).map((e) => e.id);
+      await setSearchDocStatus(database.db, schema, zSpace, 'event', ids, status);
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('returns exactly the reference top k (pages too) and reads a fraction of the postings', async () => {
+    const vectors = messages.map((m) => docTermFrequencies(m.fields).terms);
+    let read = 0;
+    let all = 0;
+    let scoredDocs = 0;
+    let matching = 0;
+    for (const [i, query] of queries.entries()) {
+      const expected = reference('message', query, messages);
+      const limit = [1, 5, 10, 20][i % 4]!;
+      const offset = i % 5 === 0 ? 3 : 0;
+      const work: SearchWork = {};
+      const actual = await searchIndex(database.db, schema, {
+        space: zSpace,
+        kind: 'message',
+        query,
+        limit,
+        offset,
+        work,
+      });
+      expectSameRanking(actual, expected.slice(offset, offset + limit));
+      expect(work.plan).toBe('top-k');
+      const terms = new Set(query.split(' '));
+      all += vectors.reduce((n, v) => n + [...terms].filter((t) => v.has(`word:${t}`)).length, 0);
+      read += work.postingsRead ?? 0;
+      scoredDocs += work.docsScored ?? 0;
+      matching += expected.length;
+    }
+    // The rare terms' postings and the documents that could still make the top k, not the rest.
+    expect(all).toBeGreaterThan(10_000);
+    expect(read / all).toBeLessThan(0.5);
+    expect(scoredDocs / matching).toBeLessThan(0.2);
+  });
+
+  it('events: per-status term statistics keep the top k exact after status moves', async () => {
+    const candidates = events.filter((e) => e.status === 'active' || e.status === 'superseded');
+    for (const [i, query] of queries.entries()) {
+      const limit = [3, 8][i % 2]!;
+      const actual = await searchIndex(database.db, schema, {
+        space: zSpace,
+        kind: 'event',
+        query,
+        limit,
+      });
+      expectSameRanking(actual, reference('event', query, candidates).slice(0, limit));
+      // Only the forgotten ones, when asked for.
+      const forgotten = events.filter((e) => e.status === 'forgotten');
+      expectSameRanking(
+        await searchIndex(database.db, schema, {
+          space: zSpace,
+          kind: 'event',
+          query,
+          limit,
+          statuses: ['forgotten'],
+        }),
+        reference('event', query, forgotten).slice(0, limit),
+      );
+    }
+  });
+
+  it('search_terms: exact df per status, bounds that hold for every posting', async () => {
+    const rows = await sql<{
+      key: string;
+      df: number | null;
+      max_tf: number;
+      min_length: number;
+      real_df: number | null;
+      real_max_tf: number;
+      real_min_length: number;
+    }>`
+      with real as (
+        select p.doc_kind, p.term, d.status, count(*)::int as df, max(p.tf) as max_tf,
+          min(d.length) as min_length
+        from ${sql.id(schema, 'search_postings')} p
+        join ${sql.id(schema, 'search_docs')} d on d.tenant_id = p.tenant_id
+          and d.space_id = p.space_id and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
+        where p.space_id = ${zSpace.spaceId}
+        group by p.doc_kind, p.term, d.status
+      ),
+      kept as (select * from ${sql.id(schema, 'search_terms')} where space_id = ${zSpace.spaceId})
+      select concat_ws(' ', coalesce(k.doc_kind, r.doc_kind), coalesce(k.term, r.term),
+          coalesce(k.status, r.status)) as key,
+        k.df, k.max_tf, k.min_length,
+        r.df as real_df, r.max_tf as real_max_tf, r.min_length as real_min_length
+      from kept k
+      full join real r on r.doc_kind = k.doc_kind and r.term = k.term and r.status = k.status
+    `.execute(database.db);
+    expect(rows.rows.length).toBeGreaterThan(300);
+    for (const r of rows.rows) {
+      // Every (term, status) with documents has its row, with the exact count; a bucket a
+      // status move emptied keeps a row with df 0.
+      expect(r.df, r.key).toBe(r.real_df ?? 0);
+      if (r.real_df !== null) {
+        expect(r.max_tf, r.key).toBeGreaterThanOrEqual(r.real_max_tf);
+        expect(r.min_length, r.key).toBeLessThanOrEqual(r.real_min_length);
+      }
+    }
+  });
+
+  it('a schema indexed before term statistics gets them, and the term vectors, from migrate', async () => {
+    const dump = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const table of ['search_docs', 'search_terms']) {
+        const r = await sql<Record<string, unknown>>`
+          select * from ${sql.id(schema, table)}
+          where space_id = ${zSpace.spaceId} and doc_kind = 'message'
+          order by 1, 2, 3, 4, 5`.execute(database.db);
+        out[table] = r.rows;
+      }
+      return out;
+    };
+    const before = await dump();
+    expect((before['search_terms'] ?? []).length).toBeGreaterThan(200);
+    // The index as an earlier version left it: no vectors, no term statistics.
+    await sql`alter table ${sql.id(schema, 'search_docs')} drop column terms, drop column tfs`.execute(
+      database.db,
+    );
+    await sql`drop table ${sql.id(schema, 'search_terms')}`.execute(database.db);
+    await migrateSearchIndex(database.db, schema);
+    expect(await dump()).toEqual(before);
+    const query = queries[0]!;
+    expectSameRanking(
+      await searchIndex(database.db, schema, { space: zSpace, kind: 'message', query, limit: 5 }),
+      reference('message', query, messages).slice(0, 5),
     );
   });
 });

@@ -8,6 +8,13 @@
  * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`.
  * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
  *   by the maintenance functions, so an unscoped query needs no pass over the documents.
+ * - `search_terms`: per (term, status) the exact document frequency, and the largest term
+ *   frequency and smallest document length among its postings (upper bounds: a status move or a
+ *   removal leaves them as they were, which can only loosen them). With them an unscoped query
+ *   knows every term's idf and the most any one document can get from the term without reading
+ *   its postings, which lets it skip documents that cannot reach the top k (MaxScore; ADR 0013).
+ * - The document row also carries its term vector (`terms`, `tfs`, sorted by term), so a
+ *   candidate is scored on every query term with one primary-key read.
  *
  * Status changes keep the postings and move the document between status buckets; queries filter
  * by status (events default to active + superseded: forgotten and archived never appear).
@@ -46,6 +53,9 @@ export interface SearchDocRow {
   length: number;
   created_at: string;
   status: string;
+  /** The document's terms, sorted; `tfs[i]` is the term frequency of `terms[i]` (> 0). */
+  terms: string[];
+  tfs: number[];
 }
 
 export interface SearchPostingRow {
@@ -66,10 +76,25 @@ export interface SearchStatRow {
   total_length: number;
 }
 
+export interface SearchTermRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  term: string;
+  status: string;
+  /** Documents of this status containing the term (exact). */
+  df: number;
+  /** ≥ every posting's tf of this (term, status) (exact after inserts only). */
+  max_tf: number;
+  /** ≤ the length of every document of this (term, status) (exact after inserts only). */
+  min_length: number;
+}
+
 export interface SearchIndexTables {
   search_docs: SearchDocRow;
   search_postings: SearchPostingRow;
   search_stats: SearchStatRow;
+  search_terms: SearchTermRow;
 }
 
 /** Tables in dump order with their key columns (same shape as READ_MODEL_TABLES). */
@@ -77,4 +102,5 @@ export const SEARCH_INDEX_TABLES: Record<keyof SearchIndexTables, string[]> = {
   search_docs: ['tenant_id', 'space_id', 'doc_kind', 'doc_id'],
   search_postings: ['tenant_id', 'space_id', 'doc_kind', 'term', 'doc_id'],
   search_stats: ['tenant_id', 'space_id', 'doc_kind', 'status'],
+  search_terms: ['tenant_id', 'space_id', 'doc_kind', 'term', 'status'],
 };
