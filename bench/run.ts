@@ -18,6 +18,7 @@
  *                          (only valid with the same bench code; default: regenerate per run)
  *   --resume               reuse the search results an interrupted run with the same options
  *                          saved in bench/out/search-partial
+ *   --keep-store           keep each size's database or PGlite directory after the run
  *   --backends pglite,postgres   which backends the search part runs (default both, postgres
  *                          only with DATABASE_URL); with --resume, results of the others are kept
  *   --quick                reduced sizes everywhere
@@ -63,6 +64,7 @@ const asIsBudgetSeconds = Number(flag('--as-is-budget') ?? 360);
 const measureBudgetSeconds = Number(flag('--measure-budget') ?? 600);
 const seedCache = flag('--seed-cache');
 const resume = args.includes('--resume');
+const keepStore = args.includes('--keep-store');
 const backends = (flag('--backends') ?? 'pglite,postgres').split(',').map((b) => b.trim());
 for (const b of backends) {
   if (b !== 'pglite' && b !== 'postgres') throw new Error(`--backends: unknown backend '${b}'`);
@@ -270,6 +272,7 @@ if (runs('search')) {
     seedCache,
     resume,
     backends: backends as ('pglite' | 'postgres')[],
+    keepStore,
   });
   await writeFile(join(ROOT, 'docs', SVG_NAME), latencySvg(result));
   fresh.push(...sections(searchMarkdown(result, command)));

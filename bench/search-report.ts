@@ -298,7 +298,11 @@ export function searchMarkdown(r: SearchBenchResult, command: string): string {
 }
 
 function describe(sql: string): string {
-  if (/search_postings/.test(sql)) return 'BM25 over the postings (`searchIndex`)';
+  if (/search_terms/.test(sql)) return 'term statistics and bounds (`searchIndex`)';
+  if (/terms, tfs from/.test(sql)) return 'candidates scored (`searchIndex`)';
+  if (/search_postings/.test(sql) && /group by/.test(sql))
+    return 'BM25 over scoped postings (`searchIndex`)';
+  if (/search_postings/.test(sql)) return 'postings of the rare terms (`searchIndex`)';
   if (/pinned/.test(sql)) return 'recall: pinned and safety events';
   if (/from "rm_v1"\."memory_events"/.test(sql)) return 'memory-event rows';
   if (/from "rm_v1"\."blocks"/.test(sql)) return "thread's blocks";

@@ -53,6 +53,8 @@ export interface SearchBenchOptions {
   resume?: boolean;
   /** Backends to measure now (default both); with `resume`, saved results of the others count. */
   backends?: ('pglite' | 'postgres')[];
+  /** Keep each size's database (or PGlite directory) after the run, for looking into it. */
+  keepStore?: boolean;
 }
 
 const MIN_REQUESTS = 100;
@@ -751,7 +753,9 @@ async function runOne(
   } finally {
     // On failure, a graceful stop could wait for a whole catch-up: kill, the store goes anyway.
     if (server) await kill(server);
-    await store.drop();
+    if (options.keepStore) {
+      log(label, `kept the store: ${store.postgresUrl ?? store.serverArgs.join(' ')}`);
+    } else await store.drop();
   }
 }
 
@@ -781,6 +785,7 @@ export async function searchBench(options: SearchBenchOptions): Promise<SearchBe
       resume: undefined,
       seedCache: undefined,
       backends: undefined,
+      keepStore: undefined,
     });
     for (const backend of backends) {
       for (const size of options.sizes) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import {
   keepReadModelStatistics,
+  keepVisibilityMaps,
   migrateReadModel,
   type AnyDb,
   type ReadModelTables,
@@ -53,6 +54,11 @@ export function createCoreProjection(
     name: 'core',
     migrate: (db, schema) => migrateReadModel(db, schema),
     handle: (trx, schema, records) => handleCore(trx, schema, records, rules),
+    // PGlite has no autovacuum: keep the visibility maps set, so the search postings are read
+    // by index-only scans, and reclaim dead rows (at most every 5 s, tables that grew by 25 %).
+    afterCommit: async (db, schema) => {
+      await keepVisibilityMaps(db, schema);
+    },
   };
 }
 

@@ -105,6 +105,8 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
           { 'stratagate.schema': t.schema, 'stratagate.partition': String(batch.partition) },
         ),
       onBatch: (outcome) => {
+        // After the batch committed; throttled per schema, so concurrent partitions share it.
+        void t.projection.afterCommit?.(db, t.schema).catch(report);
         recordConsumerLag(
           t.projection.name,
           outcome.partition,

@@ -11,6 +11,11 @@ export interface Projection {
   /** Creates the projection's tables in `schema` if absent. */
   migrate(db: AnyDb, schema: string): Promise<void>;
   handle(trx: AnyDb, schema: string, records: DecodedRecord[]): Promise<void>;
+  /**
+   * Upkeep that cannot run in a transaction (VACUUM), called by the runners after a batch has
+   * committed. Changes no row, so replay and rebuild comparisons are unaffected.
+   */
+  afterCommit?(db: AnyDb, schema: string): Promise<void>;
 }
 
 /**

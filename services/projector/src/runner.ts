@@ -108,6 +108,7 @@ export function createProjector(options: ProjectorOptions): Projector {
       throw error;
     }
     checkpoint = to;
+    await t.projection.afterCommit?.(db, t.schema);
     await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
     return stored.length;

@@ -64,6 +64,66 @@ export async function analyzeGrownTables(
   return { analysed };
 }
 
+/** Vacuum a table once its pages exceed `growth` × the pages at its last VACUUM here (1.25). */
+export interface VacuumOptions {
+  growth?: number;
+  minPages?: number;
+}
+
+/** Pages of each table (`schema.table`) at its last VACUUM by this process. */
+const vacuumedPages = new Map<string, number>();
+
+/**
+ * VACUUM every table of `schema` that grew past the threshold since this process last vacuumed
+ * it (or that it never vacuumed). PGlite has no autovacuum, and a server's may be off or behind a
+ * bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
+ * postings, ADR 0013) still reads one heap page per row, and dead rows are never reclaimed.
+ * VACUUM visits only pages not yet all-visible, so each run costs about what changed since the
+ * last. It cannot run in a transaction: the projector calls it after a batch commits.
+ */
+export async function vacuumGrownTables(
+  db: AnyDb,
+  schema: string,
+  options: VacuumOptions = {},
+): Promise<string[]> {
+  assertSchemaName(schema);
+  const growth = options.growth ?? 1.25;
+  const minPages = options.minPages ?? 8;
+  const result = await sql<{ table: string; pages: number }>`
+    select c.relname as table,
+      (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind = 'r'
+    order by c.relname
+  `.execute(db);
+  const vacuumed: string[] = [];
+  for (const row of result.rows) {
+    const pages = Number(row.pages);
+    const key = `${schema}.${row.table}`;
+    const before = vacuumedPages.get(key);
+    if (pages <= minPages || (before !== undefined && pages <= before * growth)) continue;
+    await sql`vacuum ${sql.id(schema, row.table)}`.execute(db);
+    vacuumedPages.set(key, pages);
+    vacuumed.push(row.table);
+  }
+  return vacuumed;
+}
+
+const lastVacuumCheck = new Map<string, number>();
+
+/** `vacuumGrownTables` at most once per `intervalMs` per schema in this process. */
+export async function keepVisibilityMaps(
+  db: AnyDb,
+  schema: string,
+  intervalMs = 5000,
+): Promise<string[] | null> {
+  const now = performance.now();
+  const last = lastVacuumCheck.get(schema);
+  if (last !== undefined && now - last < intervalMs) return null;
+  lastVacuumCheck.set(schema, now);
+  return vacuumGrownTables(db, schema);
+}
+
 const lastCheck = new Map<string, number>();
 
 /**

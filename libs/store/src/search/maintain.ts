@@ -21,7 +21,7 @@ function termVector(terms: ReadonlyMap<string, number>): { terms: string[]; tfs:
   return { terms: entries.map(([t]) => t), tfs: entries.map(([, tf]) => tf) };
 }
 
-/** Upsert of `search_terms` from rows (term, status, df, max_tf, min_length) of a CTE. */
+/** Upsert of `search_terms` from rows (term, status, df, max_tf, min_length_per_tf) of a CTE. */
 function addTermStats(
   schema: string,
   space: SearchSpace,
@@ -30,13 +30,14 @@ function addTermStats(
 ) {
   return sql`
     insert into ${sql.id(schema, 'search_terms')} as t
-      (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length)
-    select ${space.tenantId}, ${space.spaceId}, ${kind}, term, status, df, max_tf, min_length
+      (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length_per_tf)
+    select ${space.tenantId}, ${space.spaceId}, ${kind}, term, status, df, max_tf,
+      min_length_per_tf
     from (${from}) as x
     on conflict (tenant_id, space_id, doc_kind, term, status) do update set
       df = t.df + excluded.df,
       max_tf = greatest(t.max_tf, excluded.max_tf),
-      min_length = least(t.min_length, excluded.min_length)`;
+      min_length_per_tf = least(t.min_length_per_tf, excluded.min_length_per_tf)`;
 }
 
 /**
@@ -94,8 +95,9 @@ export async function writeSearchDocs(
       from inserted i cross join lateral unnest(i.terms, i.tfs) as v(term, tf)
     ),
     postings as (
-      insert into ${postingsTable} (tenant_id, space_id, doc_kind, term, doc_id, tf)
-      select ${tenantId}, ${spaceId}, ${kind}, term, doc_id, tf from vectors
+      insert into ${postingsTable}
+        (tenant_id, space_id, doc_kind, term, doc_id, tf, length, status)
+      select ${tenantId}, ${spaceId}, ${kind}, term, doc_id, tf, length, status from vectors
       on conflict do nothing
     ),
     terms as (
@@ -103,7 +105,8 @@ export async function writeSearchDocs(
         schema,
         space,
         kind,
-        sql`select term, status, count(*)::int as df, max(tf) as max_tf, min(length) as min_length
+        sql`select term, status, count(*)::int as df, max(tf) as max_tf,
+              min(length::float8 / tf) as min_length_per_tf
             from vectors group by term, status`,
       )}
     ),
@@ -158,12 +161,19 @@ export async function setSearchDocStatus(
       returning doc_id, length, terms, tfs
     ),
     changed as (
-      select o.status as old_status, u.length, u.terms, u.tfs
+      select o.status as old_status, u.doc_id, u.length, u.terms, u.tfs
       from updated u join old o on o.doc_id = u.doc_id
     ),
     vectors as (
-      select c.old_status, c.length, v.term, v.tf
+      select c.old_status, c.doc_id, c.length, v.term, v.tf
       from changed c cross join lateral unnest(c.terms, c.tfs) as v(term, tf)
+    ),
+    postings as (
+      -- The postings carry their document's status: each one by its whole primary key.
+      update ${sql.id(schema, 'search_postings')} as p set status = ${status}
+      from vectors v
+      where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
+        and p.term = v.term and p.doc_id = v.doc_id
     ),
     terms_removed as (
       update ${termsTable} as t set df = t.df - x.df
@@ -177,7 +187,7 @@ export async function setSearchDocStatus(
         space,
         kind,
         sql`select term, ${status}::text as status, count(*)::int as df, max(tf) as max_tf,
-              min(length) as min_length
+              min(length::float8 / tf) as min_length_per_tf
             from vectors group by term`,
       )}
     ),
@@ -269,15 +279,13 @@ export async function replaceSearchDocs(
   const touched = removed.rows[0]?.terms ?? [];
   if (touched.length > 0) {
     await sql`
-      update ${termsTable} as t set max_tf = x.max_tf, min_length = x.min_length
+      update ${termsTable} as t set max_tf = x.max_tf, min_length_per_tf = x.min_length_per_tf
       from (
-        select p.term, d.status, max(p.tf) as max_tf, min(d.length) as min_length
-        from ${postingsTable} p
-        join ${docsTable} d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
-          and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
-        where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
-          and p.term = any(${touched}::text[])
-        group by p.term, d.status
+        select term, status, max(tf) as max_tf, min(length::float8 / tf) as min_length_per_tf
+        from ${postingsTable}
+        where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+          and term = any(${touched}::text[])
+        group by term, status
       ) x
       where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
         and t.term = x.term and t.status = x.status

@@ -4,18 +4,26 @@ import { assertSchemaName } from '../read-model/migrate.ts';
 
 /**
  * Creates the search index tables in a read-model schema (idempotent; the schema must exist).
- * A schema built before the term statistics (`search_terms`) and the documents' term vectors
- * gets them here, computed from its postings, so a live read model needs no rebuild.
+ * A schema built before the term statistics (`search_terms`), the documents' term vectors and the
+ * postings' copy of their document's length and status gets them here, computed from what it
+ * holds, so a live read model needs no rebuild.
  */
 export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<void> {
   assertSchemaName(schema);
   const s = sql.id(schema);
-  const existing = await sql<{ docs: boolean; vectors: boolean; terms: boolean }>`
+  const existing = await sql<{
+    docs: boolean;
+    vectors: boolean;
+    terms: boolean;
+    posting_status: boolean;
+  }>`
     select
       to_regclass(${`${schema}.search_docs`}) is not null as docs,
       exists (select 1 from information_schema.columns where table_schema = ${schema}
         and table_name = 'search_docs' and column_name = 'terms') as vectors,
-      to_regclass(${`${schema}.search_terms`}) is not null as terms
+      to_regclass(${`${schema}.search_terms`}) is not null as terms,
+      exists (select 1 from information_schema.columns where table_schema = ${schema}
+        and table_name = 'search_postings' and column_name = 'status') as posting_status
   `.execute(db);
   const before = existing.rows[0];
   const statements = [
@@ -45,8 +53,14 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       term text not null,
       doc_id text not null,
       tf int not null,
-      primary key (tenant_id, space_id, doc_kind, term, doc_id)
+      length int not null default 0,
+      status text not null default '',
+      -- Covering: a term's postings are read by an index-only scan where the visibility map
+      -- allows it, not one heap page per posting.
+      primary key (tenant_id, space_id, doc_kind, term, doc_id) include (tf, length, status)
     )`,
+    sql`alter table ${s}.search_postings add column if not exists length int not null default 0`,
+    sql`alter table ${s}.search_postings add column if not exists status text not null default ''`,
     sql`create table if not exists ${s}.search_stats (
       tenant_id text not null,
       space_id text not null,
@@ -64,11 +78,24 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       status text not null,
       df int not null,
       max_tf int not null,
-      min_length int not null,
+      min_length_per_tf float8 not null,
       primary key (tenant_id, space_id, doc_kind, term, status)
     )`,
   ];
   for (const statement of statements) await statement.execute(db);
+
+  // A postings key from before it covered tf, length and status is rebuilt to cover them.
+  const key = await sql<{ covering: boolean }>`
+    select i.indnatts > i.indnkeyatts as covering from pg_index i
+    where i.indexrelid = to_regclass(${`${schema}.search_postings_pkey`})
+  `.execute(db);
+  if (key.rows[0] && !key.rows[0].covering) {
+    await sql`
+      alter table ${s}.search_postings drop constraint search_postings_pkey,
+        add constraint search_postings_pkey
+          primary key (tenant_id, space_id, doc_kind, term, doc_id) include (tf, length, status)
+    `.execute(db);
+  }
 
   // Backfills for a schema whose documents predate the vectors or the term statistics.
   if (before?.docs && !before.vectors) {
@@ -84,12 +111,20 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
         and d.doc_id = v.doc_id
     `.execute(db);
   }
+  if (before?.docs && !before.posting_status) {
+    await sql`
+      update ${s}.search_postings p set length = d.length, status = d.status
+      from ${s}.search_docs d
+      where d.tenant_id = p.tenant_id and d.space_id = p.space_id and d.doc_kind = p.doc_kind
+        and d.doc_id = p.doc_id
+    `.execute(db);
+  }
   if (before?.docs && !before.terms) {
     await sql`
       insert into ${s}.search_terms
-        (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length)
+        (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length_per_tf)
       select p.tenant_id, p.space_id, p.doc_kind, p.term, d.status,
-        count(*), max(p.tf), min(d.length)
+        count(*), max(p.tf), min(d.length::float8 / p.tf)
       from ${s}.search_postings p
       join ${s}.search_docs d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
         and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id

@@ -34,7 +34,7 @@ export interface SearchWork {
   plan?: 'top-k' | 'scoped';
   /** Postings read (top-k only). */
   postingsRead?: number;
-  /** Documents scored (top-k only). */
+  /** Documents completed from their term vectors (top-k only). */
   docsScored?: number;
   /** Query terms present in the index, and how many of them had their postings read. */
   terms?: number;
@@ -149,40 +149,41 @@ async function scopedSearch(
   return result.rows.map((r) => ({ id: r.id, score: Number(r.score) }));
 }
 
-/** Documents read per round trip while scoring candidates. */
-const SCORE_CHUNK = 256;
+/** Documents completed from their term vectors per round trip. */
+const SCORE_CHUNK = 500;
+/**
+ * Completing a document from its term vector costs about this many postings read (a random
+ * row with arrays against a sequential index entry; measured on Postgres at 100k events).
+ */
+const DOC_COST = 8;
 /** Rare terms are read together while their postings add up to at most this many. */
-const POSTINGS_BATCH = 2_000;
+const POSTINGS_BATCH = 4_000;
 /** Relative slack on bound comparisons, so float rounding never prunes a document that ties. */
 const SLACK = 1e-9;
 
 interface TermBound {
   term: string;
   df: number;
-  /** min over this term's documents of their length: gives its documents' best case. */
-  minLength: number;
-  /** The most one document can get from this term: its score at max_tf and min_length. */
+  /** The most one document can get from this term (at max_tf and min_length_per_tf). */
   upper: number;
-}
-
-interface Scored {
-  id: string;
-  score: number;
-  createdAt: string;
 }
 
 /**
  * Exact top-k BM25 over the whole space (statuses only), after MaxScore (Turtle & Flood 1995).
  *
- * `search_terms` gives N-independent facts per term: df (so idf) and a bound on the term's
- * contribution to any one document (its score at the largest tf and smallest length it has).
- * Terms are taken from the highest bound down (the rare ones) and their postings read; every
- * document seen gets an upper bound: what its postings of those terms can give at most, plus the
- * bounds of all terms not read yet. Candidates are scored exactly from their term vectors, best
- * bound first, which raises θ, the k-th best exact score so far. Reading stops once the terms not
- * read cannot lift an unseen document to θ, and scoring stops at the first candidate whose bound
- * is below θ: every document of the true top k has been scored. A frequent term's postings are
- * never read unless the rare ones leave too few good candidates.
+ * `search_terms` gives per term its df (so idf) and a bound on what it can add to any one
+ * document (its score at the largest tf and smallest length it has). Terms are read from the
+ * highest bound down (the rare ones first). A posting carries its document's length and status,
+ * so reading a term's postings adds that term's exact contribution to each document's partial
+ * score, and the k-th best partial score is a lower bound θ of the k-th best final score. Reading
+ * stops once the terms not read yet cannot lift a document that has none of the read terms to θ.
+ * The documents whose partial score plus those terms' bounds still reaches θ are completed from
+ * their term vectors, best first, until the next one cannot reach θ. Every document of the true
+ * top k is then scored exactly. A frequent term's postings are only read while the rarer terms
+ * leave documents that it could still lift into the top k.
+ *
+ * Every score is summed in one order (the terms by bound), so equal documents get bit-equal
+ * scores whichever way they were completed.
  */
 async function topKSearch(
   db: AnyDb,
@@ -212,18 +213,18 @@ async function topKSearch(
       term: string | null;
       df: number;
       max_tf: number;
-      min_length: number;
+      min_length_per_tf: number;
     }>`
-    select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
-      coalesce(sum(total_length), 0)::float8 as max_tf, 0::float8 as min_length
-    from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
-    union all
-    select term, sum(df)::float8, max(max_tf)::float8, min(min_length)::float8
-    from ${sql.id(schema, 'search_terms')}
-    where ${key} and term in (${sql.join(queryTerms.map((t) => sql`${t}`))}) ${statusFilter}
-    group by term
-    having sum(df) > 0
-  `.execute(db);
+      select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
+        coalesce(sum(total_length), 0)::float8 as max_tf, 0::float8 as min_length_per_tf
+      from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
+      union all
+      select term, sum(df)::float8, max(max_tf)::float8, min(min_length_per_tf)::float8
+      from ${sql.id(schema, 'search_terms')}
+      where ${key} and term in (${sql.join(queryTerms.map((t) => sql`${t}`))}) ${statusFilter}
+      group by term
+      having sum(df) > 0
+    `.execute(db);
     const totals = facts.rows.find((r) => r.term === null);
     const N = Number(totals?.df ?? 0);
     if (!(N > 0)) return [];
@@ -238,103 +239,44 @@ async function topKSearch(
             {
               term: r.term,
               df: Number(r.df),
-              minLength: Number(r.min_length),
-              upper: contribution(Number(r.max_tf), Number(r.min_length), Number(r.df)),
+              // idf·(k1+1)/(1 + k1(1−b)/tf + k1·b·(length/tf)/avgdl) at its best case.
+              upper: contribution(
+                Number(r.max_tf),
+                Number(r.min_length_per_tf) * Number(r.max_tf),
+                Number(r.df),
+              ),
             },
           ],
     );
     if (bounds.length === 0) return [];
     counts.terms = bounds.length;
-    const dfOf = new Map(bounds.map((t) => [t.term, t.df]));
     bounds.sort((a, b) => b.upper - a.upper || (a.term < b.term ? -1 : 1));
     // rest[e]: the most a document can get from the terms not read yet (bounds[e..]).
     const rest = new Array<number>(bounds.length + 1).fill(0);
     for (let e = bounds.length - 1; e >= 0; e--) rest[e] = rest[e + 1]! + bounds[e]!.upper;
 
     const k = offset + limit;
-    const candidates = new Map<string, number>(); // seen, not yet scored: bound over read terms
-    const settled = new Set<string>(); // scored, or outside the statuses
-    const scored: Scored[] = [];
-    const best: number[] = []; // the k best exact scores so far, descending
-    const theta = () => (best.length >= k ? best[k - 1]! : 0);
-    const canReach = (bound: number) => bound * (1 + SLACK) >= theta();
+    /** Exact contributions of the terms read so far (a lower bound of the final score). */
+    const partial = new Map<string, number>();
+    /** Documents completed from their term vectors: final scores. */
+    const final = new Map<string, number>();
+    const createdAt = new Map<string, string>();
+    let theta = 0;
+    const reaches = (bound: number) => bound * (1 + SLACK) >= theta;
 
-    const readPostings = async (batch: readonly TermBound[]) => {
-      const byTerm = new Map(batch.map((t) => [t.term, t]));
-      const rows = await sql<{ term: string; doc_id: string; tf: number }>`
-      select term, doc_id, tf from ${sql.id(schema, 'search_postings')}
-      where ${key} and term in (${sql.join(batch.map((t) => sql`${t.term}`))})
-    `.execute(db);
-      counts.postingsRead += rows.rows.length;
-      counts.termsRead += batch.length;
-      for (const row of rows.rows) {
-        if (settled.has(row.doc_id)) continue;
-        const t = byTerm.get(row.term)!;
-        const gain = contribution(row.tf, t.minLength, t.df);
-        candidates.set(row.doc_id, (candidates.get(row.doc_id) ?? 0) + gain);
-      }
+    /** Documents the unread terms could still lift to θ (they need completing). */
+    const toComplete = () => {
+      let n = 0;
+      for (const score of partial.values()) if (reaches(score + rest[e]!)) n++;
+      return n;
     };
-
-    const scoreDocs = async (ids: readonly string[]) => {
-      for (const id of ids) {
-        candidates.delete(id);
-        settled.add(id);
-      }
-      counts.docsScored += ids.length;
-      const rows = await sql<{
-        doc_id: string;
-        length: number;
-        created_at: string;
-        terms: string[];
-        tfs: number[];
-      }>`
-      select doc_id, length, created_at, terms, tfs from ${sql.id(schema, 'search_docs')}
-      where ${key} and doc_id = any(${ids}::text[]) ${statusFilter}
-    `.execute(db);
-      for (const row of rows.rows) {
-        const tfOf = new Map<string, number>();
-        row.terms.forEach((term, i) => {
-          if (dfOf.has(term)) tfOf.set(term, row.tfs[i]!);
-        });
-        // Summed in query-term order, as the reference ranker sums.
-        let score = 0;
-        for (const term of queryTerms) {
-          const df = dfOf.get(term);
-          const tf = tfOf.get(term);
-          if (df !== undefined && tf !== undefined) score += contribution(tf, row.length, df);
-        }
-        if (!(score > 0)) continue;
-        scored.push({ id: row.doc_id, score, createdAt: row.created_at });
-        const at = best.findIndex((x) => x < score);
-        if (at < 0) best.push(score);
-        else best.splice(at, 0, score);
-        if (best.length > k) best.length = k;
-      }
-    };
-
-    /** Scores candidates best bound first while they can reach θ; at most `budget` documents. */
-    const scoreCandidates = async (unread: number, budget: number) => {
-      const order = [...candidates].sort((a, b) => b[1] - a[1]);
-      let done = 0;
-      for (let i = 0; i < order.length && done < budget;) {
-        const chunk: string[] = [];
-        while (i < order.length && chunk.length < Math.min(SCORE_CHUNK, budget - done)) {
-          const [id, bound] = order[i]!;
-          if (!canReach(bound + unread)) {
-            i = order.length; // sorted: every later candidate is below θ too
-            break;
-          }
-          chunk.push(id);
-          i++;
-        }
-        if (chunk.length === 0) break;
-        await scoreDocs(chunk);
-        done += chunk.length;
-      }
-    };
-
     let e = 0;
-    while (e < bounds.length && canReach(rest[e]!)) {
+    while (
+      e < bounds.length &&
+      // Unseen documents could still reach θ, or reading the next term is cheaper than
+      // completing every document that could.
+      (reaches(rest[e]!) || toComplete() * DOC_COST > bounds[e]!.df)
+    ) {
       // The next term, with the following ones while their postings stay few.
       const batch = [bounds[e]!];
       let postings = bounds[e]!.df;
@@ -344,20 +286,124 @@ async function topKSearch(
         batch.push(bounds[e]!);
         e++;
       }
-      await readPostings(batch);
-      // The most promising candidates set θ before deciding whether to read further.
-      await scoreCandidates(rest[e]!, Math.max(k, 32));
+      const rows = await sql<{ term: string; doc_id: string; tf: number; length: number }>`
+        select term, doc_id, tf, length from ${sql.id(schema, 'search_postings')}
+        where ${key} and term in (${sql.join(batch.map((t) => sql`${t.term}`))}) ${statusFilter}
+      `.execute(db);
+      counts.postingsRead += rows.rows.length;
+      counts.termsRead += batch.length;
+      // Term by term in bound order, so every document's sum runs in the same order.
+      const byTerm = new Map<string, { doc_id: string; tf: number; length: number }[]>();
+      for (const row of rows.rows) {
+        const list = byTerm.get(row.term);
+        if (list) list.push(row);
+        else byTerm.set(row.term, [row]);
+      }
+      for (const t of batch) {
+        for (const row of byTerm.get(t.term) ?? []) {
+          const gain = contribution(row.tf, row.length, t.df);
+          partial.set(row.doc_id, (partial.get(row.doc_id) ?? 0) + gain);
+        }
+      }
+      theta = kthLargest(partial.values(), partial.size, k);
     }
-    await scoreCandidates(rest[e]!, Number.POSITIVE_INFINITY);
 
+    let ranked: [string, number][];
+    if (e === bounds.length) {
+      // Every term read: the partial scores are final.
+      ranked = [...partial];
+    } else {
+      // Complete the documents that the unread terms could still lift to θ, best first.
+      const unread = bounds.slice(e);
+      const order = [...partial].sort((a, b) => b[1] - a[1]);
+      let i = 0;
+      while (i < order.length && reaches(order[i]![1] + rest[e]!)) {
+        const chunk: string[] = [];
+        while (i < order.length && chunk.length < SCORE_CHUNK && reaches(order[i]![1] + rest[e]!)) {
+          chunk.push(order[i]![0]);
+          i++;
+        }
+        const docs = await sql<{
+          doc_id: string;
+          created_at: string;
+          length: number;
+          terms: string[];
+          tfs: number[];
+        }>`
+          select doc_id, created_at, length, terms, tfs from ${sql.id(schema, 'search_docs')}
+          where ${key} and doc_id = any(${chunk}::text[])
+        `.execute(db);
+        counts.docsScored += docs.rows.length;
+        for (const doc of docs.rows) {
+          const tfOf = new Map(doc.terms.map((term, j) => [term, doc.tfs[j]!]));
+          let score = partial.get(doc.doc_id) ?? 0;
+          for (const t of unread) {
+            const tf = tfOf.get(t.term);
+            if (tf !== undefined) score += contribution(tf, doc.length, t.df);
+          }
+          final.set(doc.doc_id, score);
+          createdAt.set(doc.doc_id, doc.created_at);
+          partial.set(doc.doc_id, score);
+        }
+        theta = kthLargest(partial.values(), partial.size, k);
+      }
+      ranked = [...final];
+    }
+
+    // The k best, and every document tied with the k-th (the tie-break decides among them).
+    ranked.sort((a, b) => b[1] - a[1]);
+    const cut = ranked.length > k ? ranked[k - 1]![1] : -Infinity;
+    const top = ranked.filter(([, score]) => score >= cut && score > 0);
+    if (kind === 'message') {
+      const missing = top.map(([id]) => id).filter((id) => !createdAt.has(id));
+      if (missing.length > 0) {
+        const rows = await sql<{ doc_id: string; created_at: string }>`
+          select doc_id, created_at from ${sql.id(schema, 'search_docs')}
+          where ${key} and doc_id = any(${missing}::text[])
+        `.execute(db);
+        for (const row of rows.rows) createdAt.set(row.doc_id, row.created_at);
+      }
+    }
     const tieBreak =
       kind === 'message'
-        ? (a: Scored, b: Scored) =>
-            a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : codeUnit(a.id, b.id)
-        : (a: Scored, b: Scored) => codeUnit(a.id, b.id);
-    scored.sort((a, b) => (a.score !== b.score ? b.score - a.score : tieBreak(a, b)));
-    return scored.slice(offset, offset + limit).map((r) => ({ id: r.id, score: r.score }));
+        ? (a: string, b: string) => {
+            const ca = createdAt.get(a) ?? '';
+            const cb = createdAt.get(b) ?? '';
+            return ca > cb ? -1 : ca < cb ? 1 : codeUnit(a, b);
+          }
+        : codeUnit;
+    top.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : tieBreak(a[0], b[0])));
+    return top.slice(offset, offset + limit).map(([id, score]) => ({ id, score }));
   }
+}
+
+/** The k-th largest of `n` values (0 when there are fewer than k): quickselect on a copy. */
+function kthLargest(values: Iterable<number>, n: number, k: number): number {
+  if (n < k || k <= 0) return 0;
+  const a = Float64Array.from(values);
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1; // index in descending order
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! > pivot) i++;
+      while (a[j]! < pivot) j--;
+      if (i <= j) {
+        const x = a[i]!;
+        a[i] = a[j]!;
+        a[j] = x;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return a[target]!;
 }
 
 const codeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

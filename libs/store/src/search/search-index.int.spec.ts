@@ -553,14 +553,14 @@ describe(`search index: exact top k without reading every posting (${describeBac
       key: string;
       df: number | null;
       max_tf: number;
-      min_length: number;
+      min_length_per_tf: number;
       real_df: number | null;
       real_max_tf: number;
-      real_min_length: number;
+      real_min_length_per_tf: number;
     }>`
       with real as (
         select p.doc_kind, p.term, d.status, count(*)::int as df, max(p.tf) as max_tf,
-          min(d.length) as min_length
+          min(d.length::float8 / p.tf) as min_length_per_tf
         from ${sql.id(schema, 'search_postings')} p
         join ${sql.id(schema, 'search_docs')} d on d.tenant_id = p.tenant_id
           and d.space_id = p.space_id and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
@@ -570,27 +570,36 @@ describe(`search index: exact top k without reading every posting (${describeBac
       kept as (select * from ${sql.id(schema, 'search_terms')} where space_id = ${zSpace.spaceId})
       select concat_ws(' ', coalesce(k.doc_kind, r.doc_kind), coalesce(k.term, r.term),
           coalesce(k.status, r.status)) as key,
-        k.df, k.max_tf, k.min_length,
-        r.df as real_df, r.max_tf as real_max_tf, r.min_length as real_min_length
+        k.df, k.max_tf, k.min_length_per_tf,
+        r.df as real_df, r.max_tf as real_max_tf, r.min_length_per_tf as real_min_length_per_tf
       from kept k
       full join real r on r.doc_kind = k.doc_kind and r.term = k.term and r.status = k.status
     `.execute(database.db);
     expect(rows.rows.length).toBeGreaterThan(300);
+    // Each posting carries its document's current length and status (status moves included).
+    const stale = await sql<{ n: number }>`
+      select count(*)::int as n
+      from ${sql.id(schema, 'search_postings')} p
+      join ${sql.id(schema, 'search_docs')} d on d.tenant_id = p.tenant_id
+        and d.space_id = p.space_id and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
+      where p.space_id = ${zSpace.spaceId} and (p.status <> d.status or p.length <> d.length)
+    `.execute(database.db);
+    expect(stale.rows[0]?.n).toBe(0);
     for (const r of rows.rows) {
       // Every (term, status) with documents has its row, with the exact count; a bucket a
       // status move emptied keeps a row with df 0.
       expect(r.df, r.key).toBe(r.real_df ?? 0);
       if (r.real_df !== null) {
         expect(r.max_tf, r.key).toBeGreaterThanOrEqual(r.real_max_tf);
-        expect(r.min_length, r.key).toBeLessThanOrEqual(r.real_min_length);
+        expect(r.min_length_per_tf, r.key).toBeLessThanOrEqual(r.real_min_length_per_tf);
       }
     }
   });
 
-  it('a schema indexed before term statistics gets them, and the term vectors, from migrate', async () => {
+  it('a schema indexed before term statistics gets them, the term vectors and the postings’ length and status from migrate', async () => {
     const dump = async () => {
       const out: Record<string, unknown[]> = {};
-      for (const table of ['search_docs', 'search_terms']) {
+      for (const table of ['search_docs', 'search_postings', 'search_terms']) {
         const r = await sql<Record<string, unknown>>`
           select * from ${sql.id(schema, table)}
           where space_id = ${zSpace.spaceId} and doc_kind = 'message'
@@ -606,8 +615,17 @@ describe(`search index: exact top k without reading every posting (${describeBac
       database.db,
     );
     await sql`drop table ${sql.id(schema, 'search_terms')}`.execute(database.db);
+    // Its postings had neither the copies nor a covering key.
+    await sql`alter table ${sql.id(schema, 'search_postings')}
+      drop constraint search_postings_pkey, drop column length, drop column status,
+      add constraint search_postings_pkey
+        primary key (tenant_id, space_id, doc_kind, term, doc_id)`.execute(database.db);
     await migrateSearchIndex(database.db, schema);
     expect(await dump()).toEqual(before);
+    const key = await sql<{ columns: number }>`
+      select indnatts::int as columns from pg_index
+      where indexrelid = to_regclass(${`${schema}.search_postings_pkey`})`.execute(database.db);
+    expect(key.rows[0]?.columns).toBe(8); // 5 key columns + tf, length, status
     const query = queries[0]!;
     expectSameRanking(
       await searchIndex(database.db, schema, { space: zSpace, kind: 'message', query, limit: 5 }),

@@ -5,16 +5,18 @@
  * - `search_docs`: one row per indexed document (a sealed L5 message, a memory event, or a visible
  *   knowledge-graph node) with its weighted length (MM-RET-1 field repetition) and what scope
  *   filters need.
- * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`.
+ * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`,
+ *   with a copy of the document's length and status (kept in step by the status moves), so the
+ *   postings of a term give each document's exact contribution and the status filter directly.
  * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
  *   by the maintenance functions, so an unscoped query needs no pass over the documents.
  * - `search_terms`: per (term, status) the exact document frequency, and the largest term
- *   frequency and smallest document length among its postings (upper bounds: a status move or a
+ *   frequency and smallest length per occurrence among its postings (bounds: a status move or a
  *   removal leaves them as they were, which can only loosen them). With them an unscoped query
  *   knows every term's idf and the most any one document can get from the term without reading
  *   its postings, which lets it skip documents that cannot reach the top k (MaxScore; ADR 0013).
  * - The document row also carries its term vector (`terms`, `tfs`, sorted by term), so a
- *   candidate is scored on every query term with one primary-key read.
+ *   candidate is completed on the terms not read with one primary-key read.
  *
  * Status changes keep the postings and move the document between status buckets; queries filter
  * by status (events default to active + superseded: forgotten and archived never appear).
@@ -65,6 +67,9 @@ export interface SearchPostingRow {
   term: string;
   doc_id: string;
   tf: number;
+  /** The document's length and status, copied so a posting alone gives its exact score. */
+  length: number;
+  status: string;
 }
 
 export interface SearchStatRow {
@@ -86,8 +91,13 @@ export interface SearchTermRow {
   df: number;
   /** ≥ every posting's tf of this (term, status) (exact after inserts only). */
   max_tf: number;
-  /** ≤ the length of every document of this (term, status) (exact after inserts only). */
-  min_length: number;
+  /**
+   * ≤ length / tf of every posting of this (term, status) (exact after inserts only). With
+   * `max_tf` it bounds the term's score in any one document: BM25 is
+   * idf·(k1+1) / (1 + k1(1−b)/tf + k1·b·(length/tf)/avgdl), which grows with tf and falls with
+   * length/tf.
+   */
+  min_length_per_tf: number;
 }
 
 export interface SearchIndexTables {
