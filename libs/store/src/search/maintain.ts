@@ -40,6 +40,20 @@ function addTermStats(
       min_length_per_tf = least(t.min_length_per_tf, excluded.min_length_per_tf)`;
 }
 
+/** Takes document counts (rows term, status, df of a CTE) out of `search_terms`. */
+function subtractTermCounts(
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  from: RawBuilder<unknown>,
+) {
+  return sql`
+    update ${sql.id(schema, 'search_terms')} as t set df = t.df - x.df
+    from (${from}) as x
+    where t.tenant_id = ${space.tenantId} and t.space_id = ${space.spaceId}
+      and t.doc_kind = ${kind} and t.term = x.term and t.status = x.status`;
+}
+
 /**
  * Inserts documents with their postings, adds them to `search_stats` and their terms to
  * `search_terms`, in one statement. Idempotent: a document already indexed is left as it is
@@ -146,7 +160,6 @@ export async function setSearchDocStatus(
   // `old` and the update read the same snapshot, so `old` holds the statuses before the update.
   // Both address rows by the full primary key (doc_id = any(…)): never a join of the table with
   // itself, which a planner without statistics runs as a nested loop over the whole space.
-  const termsTable = sql.id(schema, 'search_terms');
   const ids = [...new Set(docIds)];
   const result = await sql<{ changed: number }>`
     with old as (
@@ -176,10 +189,13 @@ export async function setSearchDocStatus(
         and p.term = v.term and p.doc_id = v.doc_id
     ),
     terms_removed as (
-      update ${termsTable} as t set df = t.df - x.df
-      from (select term, old_status, count(*)::int as df from vectors group by term, old_status) x
-      where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
-        and t.term = x.term and t.status = x.old_status
+      ${subtractTermCounts(
+        schema,
+        space,
+        kind,
+        sql`select term, old_status as status, count(*)::int as df
+            from vectors group by term, old_status`,
+      )}
     ),
     terms_added as (
       ${addTermStats(
@@ -257,10 +273,12 @@ export async function replaceSearchDocs(
         and p.term = v.term and p.doc_id = v.doc_id
     ),
     terms as (
-      update ${termsTable} as t set df = t.df - x.df
-      from (select term, status, count(*)::int as df from vectors group by term, status) x
-      where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
-        and t.term = x.term and t.status = x.status
+      ${subtractTermCounts(
+        schema,
+        space,
+        kind,
+        sql`select term, status, count(*)::int as df from vectors group by term, status`,
+      )}
     ),
     stats as (
       update ${statsTable} as s set
