@@ -45,7 +45,9 @@ describeWithKafka(`roles on the Kafka log (${describeBackend()})`, () => {
     { timeout: 600_000 },
     async () => {
       expect(t.node.projector).toBeNull();
-      expect(t.node.kafkaProjector?.groupId()).toMatch(/^stratagate\.projector\.core\./);
+      expect(t.node.kafkaProjector?.groupId()).toMatch(
+        /^stratagate\.projector\.sg-test-node-[^.]+\.core\./,
+      );
       for (const space of spaces) {
         expect(
           (await t.request('PUT', `/v1/spaces/${space}/settings`, { blockSize: 4 })).status,

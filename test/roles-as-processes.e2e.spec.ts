@@ -240,7 +240,7 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
       const cli = startRoleProcess('status', ['projections', 'status'], env);
       expect(await cli.exited).toBe(0);
       const out = cli.lines.map((l) => String(l.msg));
-      const group = `stratagate.projector.core.${schema}`;
+      const group = `stratagate.projector.${env.STRATAGATE_KAFKA_TOPIC!}.core.${schema}`;
       expect(out[0]).toContain(`core (${schema}, generation 1) on topic `);
       expect(out[0]).toContain(`group ${group}: lag 0;`);
       const partitions = out.filter((l) => /^ {2}partition \d+:/.test(l));

@@ -172,7 +172,12 @@ withStoreOptions(
   if (kafka) {
     // Kafka orders partitions, not the topic: lag is per partition of the live schema's group.
     for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
-      const groupId = kafkaProjectionGroup(DEFAULT_GROUP_PREFIX, p.name, p.live.schema);
+      const groupId = kafkaProjectionGroup(
+        DEFAULT_GROUP_PREFIX,
+        kafka.topic,
+        p.name,
+        p.live.schema,
+      );
       const lags = await kafkaGroupLag(kafka, groupId);
       const total = lags.reduce((n, l) => n + l.lag, 0);
       console.log(
@@ -183,7 +188,12 @@ withStoreOptions(
         console.log(`  partition ${l.partition}: offset ${l.next} of ${l.end}, lag ${l.lag}`);
       }
       if (p.building) {
-        const building = kafkaProjectionGroup(DEFAULT_GROUP_PREFIX, p.name, p.building.schema);
+        const building = kafkaProjectionGroup(
+          DEFAULT_GROUP_PREFIX,
+          kafka.topic,
+          p.name,
+          p.building.schema,
+        );
         const behind = (await kafkaGroupLag(kafka, building)).reduce((n, l) => n + l.lag, 0);
         console.log(
           `  building ${p.building.schema} (generation ${p.building.generation}), group ` +

@@ -206,6 +206,7 @@ export async function startNode(
         ? async (space: SpaceRef) => {
             const group = kafkaProjectionGroup(
               DEFAULT_GROUP_PREFIX,
+              kafka.topic,
               coreProjectionDefinition.name,
               await pinned.follow(),
             );

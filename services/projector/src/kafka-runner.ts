@@ -15,7 +15,7 @@ export interface KafkaSource {
   kafka: Kafka;
   topic: string;
   checkpoints: KafkaCheckpointStore;
-  /** Consumer group prefix; the group is `<prefix>.<projection>.<schema>`. */
+  /** Consumer group prefix; the group is `<prefix>.<topic>.<projection>.<schema>`. */
   groupPrefix?: string;
 }
 
@@ -48,8 +48,16 @@ export interface KafkaProjector {
 }
 
 /** The consumer group that projects `schema`: one group per read-model version. */
-export function kafkaProjectionGroup(prefix: string, projection: string, schema: string): string {
-  return `${prefix}.${projection}.${schema}`;
+export function kafkaProjectionGroup(
+  prefix: string,
+  topic: string,
+  projection: string,
+  schema: string,
+): string {
+  // The topic is part of the name: KafkaJS's assigners expect every member of a group to
+  // subscribe to the same topics, so two deployments on one cluster (other topics, same schema
+  // name) must never share a group.
+  return `${prefix}.${topic}.${projection}.${schema}`;
 }
 
 /**
@@ -76,7 +84,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
       await t.projection.migrate(db, t.schema);
       migrated = t.schema;
     }
-    const groupId = kafkaProjectionGroup(prefix, t.projection.name, t.schema);
+    const groupId = kafkaProjectionGroup(prefix, options.topic, t.projection.name, t.schema);
     active = t;
     consumer = await consumeKafka({
       kafka,
@@ -154,7 +162,9 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
       await current?.stop();
     },
     groupId: () =>
-      active ? kafkaProjectionGroup(prefix, active.projection.name, active.schema) : null,
+      active
+        ? kafkaProjectionGroup(prefix, options.topic, active.projection.name, active.schema)
+        : null,
     assignment: () => consumer?.assignment() ?? [],
   };
 }

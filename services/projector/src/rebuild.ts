@@ -143,10 +143,11 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
   const projection = definition.create(definition.parseRules(wanted.rules));
   await projection.migrate(db, schema);
   const kafka = options.kafka;
+  const topic = kafka?.topic ?? '';
   const groupOf = (of: string) =>
-    kafkaProjectionGroup(kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX, name, of);
+    kafkaProjectionGroup(kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX, topic, name, of);
   const buildPrefix = `${kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX}-build`;
-  const buildGroupOf = (of: string) => kafkaProjectionGroup(buildPrefix, name, of);
+  const buildGroupOf = (of: string) => kafkaProjectionGroup(buildPrefix, topic, name, of);
   const resumedFrom = kafka
     ? sum(await kafka.checkpoints.read(buildGroupOf(schema), kafka.topic, db))
     : await readCheckpoint(db, schema, name);
