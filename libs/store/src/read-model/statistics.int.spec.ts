@@ -92,9 +92,17 @@ describe(`read-model statistics (${describeBackend()})`, () => {
       return Number(/Heap Fetches: (\d+)/.exec(text)?.[1]);
     };
     expect(await heapFetches()).toBe(400); // the visibility map is not set yet
-    expect(await vacuumGrownTables(database.db, schema)).toContain('search_postings');
+    // One table per call (each VACUUM is a pause on PGlite): every grown table gets its turn.
+    const vacuumed: string[] = [];
+    for (let call = 0; call < 20; call++) {
+      const now = await vacuumGrownTables(database.db, schema);
+      expect(now.length).toBeLessThanOrEqual(1);
+      if (now.length === 0) break;
+      vacuumed.push(...now);
+    }
+    expect(vacuumed).toContain('search_postings');
+    expect(vacuumed).toContain('turns');
+    expect(new Set(vacuumed).size).toBe(vacuumed.length);
     expect(await heapFetches()).toBe(0);
-    // Vacuumed and not grown since: left alone.
-    expect(await vacuumGrownTables(database.db, schema)).not.toContain('search_postings');
   });
 });

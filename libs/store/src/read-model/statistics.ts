@@ -68,14 +68,20 @@ export async function analyzeGrownTables(
 export interface VacuumOptions {
   growth?: number;
   minPages?: number;
+  /**
+   * Tables vacuumed per call at most (1), the most grown first: on PGlite a VACUUM holds the only
+   * session, and one with dead rows scans the table's indexes (about 1.5 s for 2M postings), so
+   * the pause a caller sees is one table's, not the sum of all.
+   */
+  maxTables?: number;
 }
 
 /** Pages of each table (`schema.table`) at its last VACUUM by this process. */
 const vacuumedPages = new Map<string, number>();
 
 /**
- * VACUUM every table of `schema` that grew past the threshold since this process last vacuumed
- * it (or that it never vacuumed). PGlite has no autovacuum, and a server's may be off or behind a
+ * VACUUM the table of `schema` that grew most past the threshold since this process last vacuumed
+ * it, or one it never vacuumed (`maxTables` for more per call). PGlite has no autovacuum, and a server's may be off or behind a
  * bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
  * postings, ADR 0013) still reads one heap page per row, and dead rows are never reclaimed.
  * VACUUM visits only pages not yet all-visible, so each run costs about what changed since the
@@ -96,17 +102,20 @@ export async function vacuumGrownTables(
     where n.nspname = ${schema} and c.relkind = 'r'
     order by c.relname
   `.execute(db);
-  const vacuumed: string[] = [];
-  for (const row of result.rows) {
-    const pages = Number(row.pages);
-    const key = `${schema}.${row.table}`;
-    const before = vacuumedPages.get(key);
-    if (pages <= minPages || (before !== undefined && pages <= before * growth)) continue;
-    await sql`vacuum ${sql.id(schema, row.table)}`.execute(db);
-    vacuumedPages.set(key, pages);
-    vacuumed.push(row.table);
+  const due = result.rows
+    .map((row) => {
+      const pages = Number(row.pages);
+      const before = vacuumedPages.get(`${schema}.${row.table}`);
+      return { table: row.table, pages, growth: before === undefined ? Infinity : pages / before };
+    })
+    .filter((t) => t.pages > minPages && t.growth > growth)
+    .sort((a, b) => b.growth - a.growth || b.pages - a.pages)
+    .slice(0, options.maxTables ?? 1);
+  for (const t of due) {
+    await sql`vacuum ${sql.id(schema, t.table)}`.execute(db);
+    vacuumedPages.set(`${schema}.${t.table}`, t.pages);
   }
-  return vacuumed;
+  return due.map((t) => t.table);
 }
 
 const lastVacuumCheck = new Map<string, number>();
