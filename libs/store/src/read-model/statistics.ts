@@ -33,6 +33,32 @@ export interface AnalyzeOutcome {
   analysed: { table: string; pages: number; pagesBefore: number }[];
 }
 
+/** Each table of `schema` with its pages on disk and the pages its last ANALYZE saw (0: none). */
+async function tablePages(db: AnyDb, schema: string) {
+  const result = await sql<{ table: string; pages: number; analysed_pages: number }>`
+    select c.relname as table,
+      (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
+      case when c.reltuples < 0 then 0 else c.relpages end::int as analysed_pages
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind = 'r'
+    order by c.relname
+  `.execute(db);
+  return result.rows.map((r) => ({
+    table: r.table,
+    pages: Number(r.pages),
+    analysedPages: Number(r.analysed_pages),
+  }));
+}
+
+/** True at most once per `intervalMs` per key in this process (the hot path's throttle). */
+function due(last: Map<string, number>, key: string, intervalMs: number): boolean {
+  const now = performance.now();
+  const previous = last.get(key);
+  if (previous !== undefined && now - previous < intervalMs) return false;
+  last.set(key, now);
+  return true;
+}
+
 /**
  * ANALYZE every table of `schema` that grew past the threshold since its last ANALYZE (see the
  * module comment). Cheap when nothing grew: one catalog query over the schema's tables.
@@ -45,21 +71,11 @@ export async function analyzeGrownTables(
   assertSchemaName(schema);
   const growth = options.growth ?? 1.5;
   const minPages = options.minPages ?? 8;
-  const result = await sql<{ table: string; pages: number; analysed_pages: number }>`
-    select c.relname as table,
-      (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
-      case when c.reltuples < 0 then 0 else c.relpages end::int as analysed_pages
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = ${schema} and c.relkind = 'r'
-    order by c.relname
-  `.execute(db);
   const analysed: AnalyzeOutcome['analysed'] = [];
-  for (const row of result.rows) {
-    const pages = Number(row.pages);
-    const before = Number(row.analysed_pages);
+  for (const { table, pages, analysedPages: before } of await tablePages(db, schema)) {
     if (pages <= minPages || pages <= before * growth) continue;
-    await sql`analyze ${sql.id(schema, row.table)}`.execute(db);
-    analysed.push({ table: row.table, pages, pagesBefore: before });
+    await sql`analyze ${sql.id(schema, table)}`.execute(db);
+    analysed.push({ table, pages, pagesBefore: before });
   }
   return { analysed };
 }
@@ -81,8 +97,8 @@ const vacuumedPages = new Map<string, number>();
 
 /**
  * VACUUM the table of `schema` that grew most past the threshold since this process last vacuumed
- * it, or one it never vacuumed (`maxTables` for more per call). PGlite has no autovacuum, and a server's may be off or behind a
- * bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
+ * it, or one it never vacuumed (`maxTables` for more per call). PGlite has no autovacuum, and a
+ * server's may be off or behind a bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
  * postings, ADR 0013) still reads one heap page per row, and dead rows are never reclaimed.
  * VACUUM visits only pages not yet all-visible, so each run costs about what changed since the
  * last. It cannot run in a transaction: the projector calls it after a batch commits.
@@ -95,27 +111,19 @@ export async function vacuumGrownTables(
   assertSchemaName(schema);
   const growth = options.growth ?? 1.25;
   const minPages = options.minPages ?? 8;
-  const result = await sql<{ table: string; pages: number }>`
-    select c.relname as table,
-      (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = ${schema} and c.relkind = 'r'
-    order by c.relname
-  `.execute(db);
-  const due = result.rows
-    .map((row) => {
-      const pages = Number(row.pages);
-      const before = vacuumedPages.get(`${schema}.${row.table}`);
-      return { table: row.table, pages, growth: before === undefined ? Infinity : pages / before };
+  const grown = (await tablePages(db, schema))
+    .map(({ table, pages }) => {
+      const before = vacuumedPages.get(`${schema}.${table}`);
+      return { table, pages, growth: before === undefined ? Infinity : pages / before };
     })
     .filter((t) => t.pages > minPages && t.growth > growth)
     .sort((a, b) => b.growth - a.growth || b.pages - a.pages)
     .slice(0, options.maxTables ?? 1);
-  for (const t of due) {
+  for (const t of grown) {
     await sql`vacuum ${sql.id(schema, t.table)}`.execute(db);
     vacuumedPages.set(`${schema}.${t.table}`, t.pages);
   }
-  return due.map((t) => t.table);
+  return grown.map((t) => t.table);
 }
 
 const lastVacuumCheck = new Map<string, number>();
@@ -126,11 +134,7 @@ export async function keepVisibilityMaps(
   schema: string,
   intervalMs = 5000,
 ): Promise<string[] | null> {
-  const now = performance.now();
-  const last = lastVacuumCheck.get(schema);
-  if (last !== undefined && now - last < intervalMs) return null;
-  lastVacuumCheck.set(schema, now);
-  return vacuumGrownTables(db, schema);
+  return due(lastVacuumCheck, schema, intervalMs) ? vacuumGrownTables(db, schema) : null;
 }
 
 const lastCheck = new Map<string, number>();
@@ -144,9 +148,6 @@ export async function keepReadModelStatistics(
   schema: string,
   intervalMs = 1000,
 ): Promise<AnalyzeOutcome | null> {
-  const now = performance.now();
-  const last = lastCheck.get(schema);
-  if (last !== undefined && now - last < intervalMs) return null;
-  lastCheck.set(schema, now);
+  if (!due(lastCheck, schema, intervalMs)) return null;
   return analyzeGrownTables(db, schema);
 }

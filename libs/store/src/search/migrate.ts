@@ -84,19 +84,6 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
   ];
   for (const statement of statements) await statement.execute(db);
 
-  // A postings key from before it covered tf, length and status is rebuilt to cover them.
-  const key = await sql<{ covering: boolean }>`
-    select i.indnatts > i.indnkeyatts as covering from pg_index i
-    where i.indexrelid = to_regclass(${`${schema}.search_postings_pkey`})
-  `.execute(db);
-  if (key.rows[0] && !key.rows[0].covering) {
-    await sql`
-      alter table ${s}.search_postings drop constraint search_postings_pkey,
-        add constraint search_postings_pkey
-          primary key (tenant_id, space_id, doc_kind, term, doc_id) include (tf, length, status)
-    `.execute(db);
-  }
-
   // Backfills for a schema whose documents predate the vectors or the term statistics.
   if (before?.docs && !before.vectors) {
     await sql`
@@ -123,12 +110,25 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
     await sql`
       insert into ${s}.search_terms
         (tenant_id, space_id, doc_kind, term, status, df, max_tf, min_length_per_tf)
-      select p.tenant_id, p.space_id, p.doc_kind, p.term, d.status,
-        count(*), max(p.tf), min(d.length::float8 / p.tf)
-      from ${s}.search_postings p
-      join ${s}.search_docs d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
-        and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
-      group by p.tenant_id, p.space_id, p.doc_kind, p.term, d.status
+      -- From the postings alone: they carry their document's length and status (above).
+      select tenant_id, space_id, doc_kind, term, status,
+        count(*), max(tf), min(length::float8 / tf)
+      from ${s}.search_postings
+      group by tenant_id, space_id, doc_kind, term, status
+    `.execute(db);
+  }
+
+  // A postings key from before it covered tf, length and status is rebuilt to cover them, after
+  // the backfills (an update of the copies would otherwise maintain the wider key row by row).
+  const key = await sql<{ covering: boolean }>`
+    select i.indnatts > i.indnkeyatts as covering from pg_index i
+    where i.indexrelid = to_regclass(${`${schema}.search_postings_pkey`})
+  `.execute(db);
+  if (key.rows[0] && !key.rows[0].covering) {
+    await sql`
+      alter table ${s}.search_postings drop constraint search_postings_pkey,
+        add constraint search_postings_pkey
+          primary key (tenant_id, space_id, doc_kind, term, doc_id) include (tf, length, status)
     `.execute(db);
   }
 }
