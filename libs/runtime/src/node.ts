@@ -17,6 +17,8 @@ import {
   createProjector,
   liveTarget,
   readCheckpoint,
+  appliedThrough,
+  spaceAppliedThrough,
   DEFAULT_GROUP_PREFIX,
   kafkaProjectionGroup,
   type KafkaProjector,
@@ -213,10 +215,25 @@ export async function startNode(
             const applied = await kafka.checkpoints.spaceVersions(database.db, group, kafka.topic, [
               space,
             ]);
-            return positionAt(log, space, applied.get(spaceKey(space)) ?? 0);
+            // Complete up to the version before the space's oldest seal still being indexed.
+            const version = await spaceAppliedThrough(
+              database.db,
+              await pinned.follow(),
+              space,
+              applied.get(spaceKey(space)) ?? 0,
+            );
+            return positionAt(log, space, version);
           }
-        : async () =>
-            readCheckpoint(database.db, await pinned.follow(), coreProjectionDefinition.name),
+        : async () => {
+            const schema = await pinned.follow();
+            const checkpoint = await readCheckpoint(
+              database.db,
+              schema,
+              coreProjectionDefinition.name,
+            );
+            // Complete up to the position before the oldest seal still being indexed (ADR 0014).
+            return appliedThrough(database.db, schema, checkpoint);
+          },
       logPosition: kafka
         ? async (space: SpaceRef) => positionAt(log, space, await log.spaceVersion(space))
         : async () => log.headPosition(),

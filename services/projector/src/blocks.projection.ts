@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { deriveLayers, type DecodedRecord, type RecordOf } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
-import { indexMessages } from './search.projection.ts';
+import { queueMessageIndex } from './message-index.ts';
 
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
@@ -68,12 +68,7 @@ export async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Part
   return { status: 'ready', ready_position: rank, anchor_position: rank, anchor_level: 5 };
 }
 
-export async function onBlockSealed(
-  rm: Rm,
-  schema: string,
-  rec: RecordOf<'BlockSealed'>,
-  meta: Meta,
-) {
+export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: Meta) {
   const { tenantId, spaceId } = meta.metadata;
   const d = rec.data;
   const messages = await rm
@@ -88,7 +83,7 @@ export async function onBlockSealed(
   const layers = deriveLayers(
     messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls })),
   );
-  await rm
+  const inserted = await rm
     .insertInto('blocks')
     .values({
       tenant_id: tenantId,
@@ -120,34 +115,12 @@ export async function onBlockSealed(
       applied_position: meta.position,
     })
     .onConflict((oc) => oc.doNothing())
-    .execute();
-  // Raw search covers sealed L5 messages (MM-RET-6); indexed in the seal's transaction, each with
-  // the thread's previous message as context (the one before the block for its first message).
-  const before = await rm
-    .selectFrom('messages')
-    .select('content')
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('thread_id', '=', d.threadId)
-    .where('thread_turn', '<', d.turnFrom)
-    .orderBy('thread_turn', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(1)
+    .returning('block_id')
     .executeTakeFirst();
-  await indexMessages(
-    rm,
-    schema,
-    { tenantId, spaceId },
-    messages.map((m, i) => ({
-      messageId: m.message_id,
-      threadId: m.thread_id,
-      blockId: d.blockId,
-      content: m.content,
-      speaker: m.name,
-      previous: i > 0 ? messages[i - 1]!.content : (before?.content ?? null),
-      createdAt: m.occurred_at,
-    })),
-  );
+  // Raw search covers sealed L5 messages (MM-RET-6), each with the thread's previous message as
+  // context. The seal queues the block; the indexing lane indexes it (ADR 0014). Only a new block
+  // is queued, so a redelivered seal does not queue an indexed block again.
+  if (inserted) await queueMessageIndex(rm, meta, d.blockId);
   await rm
     .updateTable('turns')
     .set({ block_id: d.blockId })

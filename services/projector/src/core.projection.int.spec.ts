@@ -4,9 +4,23 @@ import { SpaceWriterService, newId } from '@stratagate/ingest';
 import { createPostgresLog, newRecord, type MessageLog } from '@stratagate/log';
 import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
 import { coreProjection } from './core.projection.ts';
+import { drainMessageIndex } from './message-index.ts';
 import { createProjector } from './runner.ts';
 
 const space = { tenantId: 't', spaceId: 'proj' };
+
+/** Messages of sealed turns (the open tail is not in raw search), sorted. */
+function sealedMessageIds(dump: Record<string, unknown[]>): string[] {
+  const sealed = new Set(
+    (dump.turns as { turn_id: string; block_id: string | null }[])
+      .filter((t) => t.block_id !== null)
+      .map((t) => t.turn_id),
+  );
+  return (dump.messages as { message_id: string; turn_id: string }[])
+    .filter((m) => sealed.has(m.turn_id))
+    .map((m) => m.message_id)
+    .sort();
+}
 
 describe(`core projection (${describeBackend()})`, () => {
   let database: Database;
@@ -77,7 +91,21 @@ describe(`core projection (${describeBackend()})`, () => {
     await database.db
       .transaction()
       .execute((trx) => coreProjection.handle(trx, 'rm_once', records));
+    // The seals queued their blocks for raw-search indexing; the lane indexes them (ADR 0014).
+    const queued = await dumpReadModel(database.db, 'rm_once');
+    expect(queued.message_index_queue).toHaveLength(2);
+    expect(queued.search_docs).toEqual([]);
+    expect(await drainMessageIndex(database.db, 'rm_once')).toBe(2);
+    expect(await drainMessageIndex(database.db, 'rm_once')).toBe(0);
     const dump = await dumpReadModel(database.db, 'rm_once');
+    expect(dump.message_index_queue).toEqual([]);
+    expect(
+      (dump.search_docs as { doc_kind: string; doc_id: string }[])
+        .filter((d) => d.doc_kind === 'message')
+        .map((d) => d.doc_id)
+        .sort(),
+    ).toEqual(sealedMessageIds(dump));
+    expect(sealedMessageIds(dump)).toHaveLength(8);
     expect(dump.messages).toHaveLength(10);
     expect(dump.blocks).toHaveLength(2);
     const [b2, b4] = dump.blocks as Record<string, unknown>[];
@@ -98,10 +126,12 @@ describe(`core projection (${describeBackend()})`, () => {
     await database.db
       .transaction()
       .execute((trx) => coreProjection.handle(trx, 'rm_twice', records));
+    await drainMessageIndex(database.db, 'rm_twice');
     const once = await dumpReadModel(database.db, 'rm_twice');
     await database.db
       .transaction()
       .execute((trx) => coreProjection.handle(trx, 'rm_twice', records));
+    // Indexed blocks are not queued again.
     const twice = await dumpReadModel(database.db, 'rm_twice');
     expect(twice).toEqual(once);
     expect(twice).toEqual(await dumpReadModel(database.db, 'rm_once'));

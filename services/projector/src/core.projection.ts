@@ -17,6 +17,7 @@ import { onGraphProjected } from './graph.projection.ts';
 import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
+import { drainMessageIndex } from './message-index.ts';
 import type { Projection, ProjectionDefinition } from './projection.ts';
 import {
   ensureSpace,
@@ -59,6 +60,8 @@ export function createCoreProjection(
     afterCommit: async (db, schema) => {
       await keepVisibilityMaps(db, schema);
     },
+    // Sealed blocks' messages are indexed for raw search by the indexing lane (ADR 0014).
+    deferred: { drain: (db, schema) => drainMessageIndex(db, schema) },
   };
 }
 
@@ -102,7 +105,7 @@ async function handleCore(
         await onSpaceConfigured(rm, record, meta);
         break;
       case 'BlockSealed':
-        await onBlockSealed(rm, schema, record, meta);
+        await onBlockSealed(rm, record, meta);
         break;
       case 'BlockSummarized':
         await onBlockSummarized(rm, record, meta);

@@ -6,3 +6,5 @@ export * from './graph-search.projection.ts';
 export * from './versions.ts';
 export * from './rebuild.ts';
 export * from './kafka-runner.ts';
+export * from './message-index.ts';
+export * from './deferred-lane.ts';

@@ -8,6 +8,7 @@ import {
 import type { AnyDb } from '@stratagate/store';
 import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Kafka } from 'kafkajs';
+import { deferredLane } from './deferred-lane.ts';
 import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
 
 /** The topic a projector consumes and where its consumer checkpoints live. */
@@ -78,6 +79,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let switching: Promise<void> | null = null;
+  const lane = deferredLane({ db, work: () => active?.projection.deferred, onError: report });
 
   async function join(t: ResolvedTarget): Promise<void> {
     if (migrated !== t.schema) {
@@ -86,6 +88,8 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
     }
     const groupId = kafkaProjectionGroup(prefix, options.topic, t.projection.name, t.schema);
     active = t;
+    // Work queued before this member joined (another member's, or before a switch) drains now.
+    lane.kick(t.schema);
     consumer = await consumeKafka({
       kafka,
       db,
@@ -114,6 +118,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
         ),
       onBatch: (outcome) => {
         // After the batch committed; throttled per schema, so concurrent partitions share it.
+        lane.kick(t.schema);
         void t.projection.afterCommit?.(db, t.schema).catch(report);
         recordConsumerLag(
           t.projection.name,
@@ -160,6 +165,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
       const current = consumer;
       consumer = null;
       await current?.stop();
+      await lane.stop();
     },
     groupId: () =>
       active

@@ -16,6 +16,17 @@ export interface Projection {
    * committed. Changes no row, so replay and rebuild comparisons are unaffected.
    */
   afterCommit?(db: AnyDb, schema: string): Promise<void>;
+  /**
+   * Work that batches queue in the read model and a lane applies in transactions of its own, side
+   * by side with the next batches (ADR 0014). The runners drain it after every committed batch;
+   * `catchUp` returns once it is empty.
+   */
+  deferred?: DeferredWork;
+}
+
+export interface DeferredWork {
+  /** Applies a slice of the queued work in one transaction; 0 once nothing is queued. */
+  drain(db: AnyDb, schema: string): Promise<number>;
 }
 
 /**

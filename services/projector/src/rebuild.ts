@@ -229,6 +229,10 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
         if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
         const lags = await kafkaGroupLag(source, buildGroup);
         if (lags.some((l) => l.lag > 0)) continue;
+        // The builder's deferred work (ADR 0014) done before reads switch to the new version.
+        while (projection.deferred && (await projection.deferred.drain(db, schema)) > 0) {
+          // Slice after slice.
+        }
         const outcome = await trySwitch(db, base, name, schema, builderId, async (trx, live) => {
           const mine = await source.checkpoints.read(buildGroup, source.topic, trx);
           const theirs = await source.checkpoints.read(groupOf(live), source.topic, trx);

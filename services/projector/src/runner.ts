@@ -4,6 +4,7 @@ import type { AnyDb } from '@stratagate/store';
 import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Projection } from './projection.ts';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
+import { deferredLane } from './deferred-lane.ts';
 import {
   fixedTarget,
   TargetMoved,
@@ -29,7 +30,10 @@ export type ProjectorOptions = ProjectorSettings &
   ({ schema: string; projection: Projection } | { target: ProjectionTarget });
 
 export interface Projector {
-  /** Applies batches until the log has nothing newer; returns the checkpoint reached. */
+  /**
+   * Applies batches until the log has nothing newer and the projection's deferred work is done;
+   * returns the checkpoint reached.
+   */
   catchUp(): Promise<number>;
   start(): void;
   stop(): Promise<void>;
@@ -56,6 +60,11 @@ export function createProjector(options: ProjectorOptions): Projector {
   // The checkpoint is read once and then tracked here; the compare-and-set in every batch's
   // transaction catches another runner moving it, and we re-read then.
   let checkpoint: number | null = null;
+  const lane = deferredLane({
+    db,
+    work: () => active?.projection.deferred,
+    onError: options.onError,
+  });
 
   async function resolve(): Promise<ResolvedTarget> {
     const next = await target.current(db);
@@ -108,6 +117,7 @@ export function createProjector(options: ProjectorOptions): Projector {
       throw error;
     }
     checkpoint = to;
+    lane.kick(t.schema);
     await t.projection.afterCommit?.(db, t.schema);
     await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
@@ -123,7 +133,8 @@ export function createProjector(options: ProjectorOptions): Projector {
     }
   }
 
-  async function catchUp(): Promise<number> {
+  /** Applies batches until the log has nothing newer; deferred work may still be running. */
+  async function advance(): Promise<ResolvedTarget> {
     let t = await resolve();
     for (;;) {
       try {
@@ -139,12 +150,25 @@ export function createProjector(options: ProjectorOptions): Projector {
         if (!(error instanceof CheckpointMoved)) throw error;
       }
     }
+    return t;
+  }
+
+  async function catchUp(): Promise<number> {
+    const t = await advance();
+    await lane.settle(t.schema);
     return checkpoint ?? readCheckpoint(db, t.schema, t.projection.name);
   }
 
+  let started = false;
   const loop = tailLoop({
     log,
-    work: catchUp,
+    // The live loop does not wait for the deferred work: it runs beside the next batches.
+    work: async () => {
+      const t = await advance();
+      // Work queued before this process started (or by a crashed one) is drained once at start.
+      if (!started) lane.kick(t.schema);
+      started = true;
+    },
     idleMs,
     coalesceMs: options.coalesceMs ?? 20,
     onError: options.onError,
@@ -152,7 +176,10 @@ export function createProjector(options: ProjectorOptions): Projector {
   return {
     catchUp,
     start: loop.start,
-    stop: loop.stop,
+    async stop() {
+      await loop.stop();
+      await lane.stop();
+    },
     async position() {
       const t = await resolve();
       return readCheckpoint(db, t.schema, t.projection.name);

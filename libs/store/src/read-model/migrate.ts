@@ -268,6 +268,19 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
       using gin (source_event_ids)`,
     sql`create index if not exists blocks_due_summary on ${s}.blocks (summary_status, summary_next_retry_at)
       where summary_status in ('pending', 'failed')`,
+    // Sealed blocks whose messages are not yet in the raw-search index (ADR 0014): the seal's
+    // transaction queues the block, the projector's indexing lane indexes and deletes it in one
+    // transaction of its own. `position`/`space_version` are the seal's, for the status.
+    sql`create table if not exists ${s}.message_index_queue (
+      tenant_id text not null,
+      space_id text not null,
+      block_id text not null,
+      position bigint not null,
+      space_version bigint not null,
+      primary key (tenant_id, space_id, block_id)
+    )`,
+    sql`create index if not exists message_index_queue_by_position on ${s}.message_index_queue
+      (position)`,
   ];
   for (const statement of statements) await statement.execute(db);
   await migrateSearchIndex(db, schema);
@@ -285,6 +298,7 @@ export const READ_MODEL_TABLES: Record<string, string[]> = {
   graph_facts: ['tenant_id', 'space_id', 'fact_id'],
   graph_edges: ['tenant_id', 'space_id', 'edge_id'],
   evidence_batches: ['tenant_id', 'space_id', 'batch_id'],
+  message_index_queue: ['tenant_id', 'space_id', 'block_id'],
   ...SEARCH_INDEX_TABLES,
 };
 

@@ -206,6 +206,16 @@ export interface EvidenceBatchRow {
   applied_position: number;
 }
 
+/** A sealed block waiting for the raw-search indexing lane (ADR 0014). */
+export interface MessageIndexQueueRow {
+  tenant_id: string;
+  space_id: string;
+  block_id: string;
+  /** The seal's global log position and space version. */
+  position: number;
+  space_version: number;
+}
+
 export interface ReadModelTables {
   checkpoints: { name: string; position: number };
   spaces: SpaceRow;
@@ -218,4 +228,5 @@ export interface ReadModelTables {
   graph_facts: GraphFactRow;
   graph_edges: GraphEdgeRow;
   evidence_batches: EvidenceBatchRow;
+  message_index_queue: MessageIndexQueueRow;
 }

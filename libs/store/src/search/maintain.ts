@@ -112,7 +112,6 @@ export async function writeSearchDocs(
       insert into ${postingsTable}
         (tenant_id, space_id, doc_kind, term, doc_id, tf, length, status)
       select ${tenantId}, ${spaceId}, ${kind}, term, doc_id, tf, length, status from vectors
-      on conflict do nothing
     ),
     terms as (
       ${addTermStats(

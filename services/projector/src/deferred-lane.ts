@@ -1,0 +1,81 @@
+import type { AnyDb } from '@stratagate/store';
+import type { DeferredWork } from './projection.ts';
+
+export interface DeferredLane {
+  /** Drains `schema` in the background unless a drain is running (which then goes on with it). */
+  kick(schema: string): void;
+  /** Returns once nothing is queued in `schema`; a failed slice throws. */
+  settle(schema: string): Promise<void>;
+  /** Lets the running slice finish; no other starts until the next kick or settle. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a projection's deferred work (ADR 0014) beside the projector's batches: on a server, the
+ * slices run on a connection of their own, so indexing and projection overlap. A failed slice is
+ * reported and retried after `retryMs` (its transaction rolled back; the queue still holds it).
+ */
+export function deferredLane(options: {
+  db: AnyDb;
+  /** The deferred work of the projection being run (it follows the runner's target). */
+  work: () => DeferredWork | undefined;
+  onError?: ((error: unknown) => void) | undefined;
+  retryMs?: number;
+}): DeferredLane {
+  const { db } = options;
+  let running: Promise<void> | null = null;
+  let next: string | null = null;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+
+  async function drainAll(schema: string) {
+    const work = options.work();
+    while (work && !stopped && (await work.drain(db, schema)) > 0) {
+      // Slice after slice until the queue is empty.
+    }
+  }
+
+  async function run(first: string) {
+    let schema: string | null = first;
+    while (schema && !stopped) {
+      next = null;
+      try {
+        await drainAll(schema);
+      } catch (error) {
+        options.onError?.(error);
+        const failed = schema;
+        retry ??= setTimeout(() => {
+          retry = null;
+          kick(failed);
+        }, options.retryMs ?? 1_000);
+        return;
+      }
+      schema = next;
+    }
+  }
+
+  function kick(schema: string) {
+    if (!options.work() || stopped) return;
+    if (running) {
+      next = schema;
+      return;
+    }
+    running = run(schema).finally(() => {
+      running = null;
+    });
+  }
+
+  return {
+    kick,
+    async settle(schema) {
+      while (running) await running;
+      await drainAll(schema);
+    },
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      while (running) await running;
+      stopped = false;
+    },
+  };
+}

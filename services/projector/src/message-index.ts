@@ -1,0 +1,184 @@
+import { sql, type Kysely } from 'kysely';
+import type { DecodedRecord } from '@stratagate/domain';
+import { assertSchemaName, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import { indexMessages, type IndexedMessage } from './search.projection.ts';
+
+/**
+ * The raw-search indexing lane (ADR 0014). Indexing a sealed block's messages writes about 25
+ * postings per message and was most of the projector's database time; the seal's transaction now
+ * only queues the block, and the lane indexes queued blocks in transactions of its own, on its own
+ * connection, side by side with the projection of the next batches. Replay is unchanged: the
+ * queue is part of the read model, written by the seal, emptied by the lane, so a rebuild and the
+ * live version converge on the same rows. The read model counts as applied up to the position
+ * before the oldest queued seal (`appliedThrough`).
+ */
+
+type Rm = Kysely<ReadModelTables>;
+type Meta = DecodedRecord['meta'];
+
+/** Blocks per lane transaction: about 24 messages and 600 postings each. */
+export const MESSAGE_INDEX_SLICE = 32;
+
+/** Queues a sealed block for the lane, in the seal's transaction (idempotent). */
+export async function queueMessageIndex(rm: Rm, meta: Meta, blockId: string): Promise<void> {
+  await rm
+    .insertInto('message_index_queue')
+    .values({
+      tenant_id: meta.metadata.tenantId,
+      space_id: meta.metadata.spaceId,
+      block_id: blockId,
+      position: meta.position,
+      space_version: meta.spaceVersion,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/**
+ * Indexes up to `limit` queued blocks, oldest seal first, and takes them off the queue, in one
+ * transaction. Lanes of several projector processes take turns (a transaction-scoped advisory
+ * lock per schema), so two never upsert the same term statistics in opposite orders. Returns the
+ * number of blocks taken off the queue: 0 once it is empty.
+ */
+export async function drainMessageIndex(
+  db: AnyDb,
+  schema: string,
+  limit = MESSAGE_INDEX_SLICE,
+): Promise<number> {
+  assertSchemaName(schema);
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('stratagate.message_index'), hashtext(${schema}))`.execute(
+      trx,
+    );
+    const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
+    const queued = await rm
+      .selectFrom('message_index_queue')
+      .select(['tenant_id', 'space_id', 'block_id'])
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+    if (queued.length === 0) return 0;
+    const queuedRows = sql`(select * from jsonb_to_recordset(${JSON.stringify(
+      queued,
+    )}::jsonb) as q(tenant_id text, space_id text, block_id text))`;
+    // The block's messages in thread order, as the seal listed its turns.
+    const messages = await sql<{
+      tenant_id: string;
+      space_id: string;
+      block_id: string;
+      message_id: string;
+      thread_id: string;
+      content: string;
+      name: string | null;
+      occurred_at: string;
+    }>`
+      select q.tenant_id, q.space_id, q.block_id, m.message_id, m.thread_id, m.content, m.name,
+        m.occurred_at
+      from ${queuedRows} as q
+      join ${sql.id(schema, 'turns')} as t
+        on t.tenant_id = q.tenant_id and t.space_id = q.space_id and t.block_id = q.block_id
+      join ${sql.id(schema, 'messages')} as m
+        on m.tenant_id = t.tenant_id and m.space_id = t.space_id and m.turn_id = t.turn_id
+      order by q.tenant_id, q.space_id, q.block_id, m.thread_turn, m.seq`.execute(trx);
+    // The thread's message before each block: the raw-search context of its first message.
+    const before = await sql<{
+      tenant_id: string;
+      space_id: string;
+      block_id: string;
+      content: string;
+    }>`
+      select q.tenant_id, q.space_id, q.block_id, p.content
+      from ${queuedRows} as q
+      join ${sql.id(schema, 'blocks')} as b
+        on b.tenant_id = q.tenant_id and b.space_id = q.space_id and b.block_id = q.block_id
+      cross join lateral (
+        select m.content from ${sql.id(schema, 'messages')} as m
+        where m.tenant_id = b.tenant_id and m.space_id = b.space_id and m.thread_id = b.thread_id
+          and m.thread_turn < b.turn_from
+        order by m.thread_turn desc, m.seq desc
+        limit 1
+      ) as p`.execute(trx);
+    const key = (r: { tenant_id: string; space_id: string; block_id: string }) =>
+      JSON.stringify([r.tenant_id, r.space_id, r.block_id]);
+    const previousOf = new Map(before.rows.map((r) => [key(r), r.content]));
+    const bySpace = new Map<
+      string,
+      { tenantId: string; spaceId: string; docs: IndexedMessage[] }
+    >();
+    let previous: { block: string; content: string } | null = null;
+    for (const m of messages.rows) {
+      const block = key(m);
+      const context =
+        previous?.block === block ? previous.content : (previousOf.get(block) ?? null);
+      const spaceKey = JSON.stringify([m.tenant_id, m.space_id]);
+      let space = bySpace.get(spaceKey);
+      if (!space) {
+        space = { tenantId: m.tenant_id, spaceId: m.space_id, docs: [] };
+        bySpace.set(spaceKey, space);
+      }
+      space.docs.push({
+        messageId: m.message_id,
+        threadId: m.thread_id,
+        blockId: m.block_id,
+        content: m.content,
+        speaker: m.name,
+        previous: context,
+        createdAt: m.occurred_at,
+      });
+      previous = { block, content: m.content };
+    }
+    for (const space of bySpace.values()) {
+      await indexMessages(
+        rm,
+        schema,
+        { tenantId: space.tenantId, spaceId: space.spaceId },
+        space.docs,
+      );
+    }
+    await sql`
+      delete from ${sql.id(schema, 'message_index_queue')} as d
+      using ${queuedRows} as q
+      where d.tenant_id = q.tenant_id and d.space_id = q.space_id and d.block_id = q.block_id`.execute(
+      trx,
+    );
+    return queued.length;
+  });
+}
+
+/** `applied`, or one before the oldest queued seal's `column` (of `space` when given). */
+async function beforeOldestQueued(
+  db: AnyDb,
+  schema: string,
+  column: 'position' | 'space_version',
+  applied: number,
+  space?: { tenantId: string; spaceId: string },
+): Promise<number> {
+  assertSchemaName(schema);
+  let query = (db as Kysely<ReadModelTables>)
+    .withSchema(schema)
+    .selectFrom('message_index_queue')
+    .select((eb) => eb.fn.min(column).as('oldest'));
+  if (space) {
+    query = query.where('tenant_id', '=', space.tenantId).where('space_id', '=', space.spaceId);
+  }
+  const oldest = (await query.executeTakeFirst())?.oldest;
+  return oldest == null ? applied : Math.min(applied, Number(oldest) - 1);
+}
+
+/**
+ * The global log position through which the read model is complete: the checkpoint, or the
+ * position before the oldest seal still queued for raw-search indexing.
+ */
+export function appliedThrough(db: AnyDb, schema: string, checkpoint: number): Promise<number> {
+  return beforeOldestQueued(db, schema, 'position', checkpoint);
+}
+
+/** As `appliedThrough`, for one space in space versions (logs ordered per space: Kafka). */
+export function spaceAppliedThrough(
+  db: AnyDb,
+  schema: string,
+  space: { tenantId: string; spaceId: string },
+  version: number,
+): Promise<number> {
+  return beforeOldestQueued(db, schema, 'space_version', version, space);
+}
