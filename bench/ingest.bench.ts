@@ -109,3 +109,64 @@ export async function catchUpSeconds(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Projection lag in time, as an operator sees it: the age of the oldest record not yet applied.
+ * While the load runs, the log head is sampled (every `sampleMs`, 100 ms), which gives when each position
+ * was appended (the first sample that saw it; at most one sample late). `lagAfter(end)` then polls
+ * the projected position until it reaches the head and returns the seconds after `end` from which
+ * the lag stayed under `thresholdS`, with the largest lag seen after `end`.
+ */
+export function lagTracker(server: BenchServer, space: string, sampleMs = 100) {
+  const appended: { at: number; position: number }[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const p = await positions(server, space);
+      const at = performance.now();
+      if (appended.length === 0 || p.logPosition > appended[appended.length - 1]!.position) {
+        appended.push({ at, position: p.logPosition });
+      }
+      await new Promise((r) => setTimeout(r, sampleMs));
+    }
+  })();
+  /** When `position` was first seen in the log (binary search over the samples). */
+  const appendedAt = (position: number): number => {
+    let lo = 0;
+    let hi = appended.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (appended[mid]!.position >= position) hi = mid;
+      else lo = mid + 1;
+    }
+    return appended[lo]!.at;
+  };
+  return {
+    async lagAfter(end: number, thresholdS = 1, timeoutS = 120) {
+      let under: number | null = null;
+      let maxLagS = 0;
+      for (;;) {
+        const p = await positions(server, space);
+        const now = performance.now();
+        if (appended.length === 0 || p.logPosition > appended[appended.length - 1]!.position) {
+          appended.push({ at: now, position: p.logPosition });
+        }
+        const lagS =
+          p.projectedPosition >= p.logPosition
+            ? 0
+            : (now - appendedAt(p.projectedPosition + 1)) / 1000;
+        maxLagS = Math.max(maxLagS, lagS);
+        if (lagS >= thresholdS) under = null;
+        else under ??= now;
+        if (lagS === 0 || (now - end) / 1000 > timeoutS) break;
+        await new Promise((r) => setTimeout(r, sampleMs));
+      }
+      sampling = false;
+      await sampler;
+      return {
+        underThresholdAfterS: under === null ? Infinity : round(Math.max(0, under - end) / 1000, 2),
+        maxLagS: round(maxLagS, 2),
+      };
+    },
+  };
+}
