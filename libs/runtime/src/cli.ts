@@ -169,6 +169,8 @@ withStoreOptions(
   await prepareReadModel(database.db, config);
   const rules = (r: { codeVersion: number; rules: object }) =>
     `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
+  // Lag counts records up to the oldest sealed block still awaiting raw-search indexing.
+  const queued = (n: number) => (n > 0 ? ` (${n} sealed blocks awaiting raw-search indexing)` : '');
   if (kafka) {
     // Kafka orders partitions, not the topic: lag is per partition of the live schema's group.
     for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
@@ -208,7 +210,8 @@ withStoreOptions(
   for (const p of await projectionStatus(database.db, log, config.STRATAGATE_READ_MODEL_SCHEMA)) {
     console.log(
       `${p.name} (${p.live.schema}, generation ${p.live.generation}): position ` +
-        `${p.live.position} of ${p.head}, lag ${p.live.lag}; ${rules(p.live.rules)}`,
+        `${p.live.position} of ${p.head}${queued(p.live.queued)}, lag ${p.live.lag}; ` +
+        rules(p.live.rules),
     );
     if (p.building) {
       const b = p.building;
@@ -218,7 +221,7 @@ withStoreOptions(
           : `builder seen ${fmtSeconds(b.heartbeatAgeMs)} ago`;
       console.log(
         `  building ${b.schema} (generation ${b.generation}): position ${b.position} of ` +
-          `${p.head}, lag ${b.lag}; ${rules(b.rules)}; ${heartbeat}`,
+          `${p.head}${queued(b.queued)}, lag ${b.lag}; ${rules(b.rules)}; ${heartbeat}`,
       );
     }
     if (p.retiredSchema) console.log(`  retired ${p.retiredSchema}: waiting to be dropped`);

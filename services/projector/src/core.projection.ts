@@ -17,7 +17,7 @@ import { onGraphProjected } from './graph.projection.ts';
 import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
-import { drainMessageIndex } from './message-index.ts';
+import { drainMessageIndex, messageIndexQueued } from './message-index.ts';
 import type { Projection, ProjectionDefinition } from './projection.ts';
 import {
   ensureSpace,
@@ -61,7 +61,10 @@ export function createCoreProjection(
       await keepVisibilityMaps(db, schema);
     },
     // Sealed blocks' messages are indexed for raw search by the indexing lane (ADR 0014).
-    deferred: { drain: (db, schema) => drainMessageIndex(db, schema) },
+    deferred: {
+      drain: (db, schema) => drainMessageIndex(db, schema),
+      queued: (db, schema) => messageIndexQueued(db, schema),
+    },
   };
 }
 

@@ -5,9 +5,11 @@ import { SpaceWriterService, newId } from '@stratagate/ingest';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
 import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
 import { storeCheckpoint } from './checkpoints.ts';
-import { coreProjection } from './core.projection.ts';
+import { coreProjection, coreProjectionDefinition } from './core.projection.ts';
 import { appliedThrough, drainMessageIndex } from './message-index.ts';
-import type { Projection } from './projection.ts';
+import { versionRulesOf, type Projection } from './projection.ts';
+import { projectionStatus } from './rebuild.ts';
+import { ensureProjectionVersion, migrateProjectionControl } from './versions.ts';
 import { createProjector } from './runner.ts';
 
 const space = { tenantId: 't', spaceId: 'lane' };
@@ -112,6 +114,29 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
     expect(third.rows[0]!.terms).toEqual(expect.arrayContaining(['word:3', 'word:5']));
   });
 
+  it('projections status counts the queued blocks in the lag', async () => {
+    await migrateProjectionControl(database.db);
+    await ensureProjectionVersion(
+      database.db,
+      'rm_status',
+      'core',
+      versionRulesOf(coreProjectionDefinition, {}),
+    );
+    await projectWithoutLane('rm_status');
+    const firstSeal = records.find((r) => r.type === 'BlockSealed')!.meta.position;
+    const [queued] = await projectionStatus(database.db, log, 'rm_status');
+    expect(queued!.live).toMatchObject({
+      schema: 'rm_status',
+      position: head,
+      queued: 4,
+      applied: firstSeal - 1,
+      lag: head - firstSeal + 1,
+    });
+    while ((await drainMessageIndex(database.db, 'rm_status')) > 0);
+    const [drained] = await projectionStatus(database.db, log, 'rm_status');
+    expect(drained!.live).toMatchObject({ position: head, queued: 0, applied: head, lag: 0 });
+  });
+
   it('slices drained side by side index every block once', async () => {
     await projectWithoutLane('rm_racing');
     const drained = await Promise.all([
@@ -137,6 +162,7 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
     const flaky: Projection = {
       ...coreProjection,
       deferred: {
+        ...coreProjection.deferred!,
         drain: async (db, schema) => {
           if (failures-- > 0) throw new Error('lane slice failed');
           return drainMessageIndex(db, schema);

@@ -145,6 +145,24 @@ export async function drainMessageIndex(
   });
 }
 
+/** Sealed blocks waiting for the lane, and the log position of the oldest seal. */
+export async function messageIndexQueued(
+  db: AnyDb,
+  schema: string,
+): Promise<{ items: number; oldestPosition: number | null }> {
+  assertSchemaName(schema);
+  const row = await (db as Kysely<ReadModelTables>)
+    .withSchema(schema)
+    .selectFrom('message_index_queue')
+    .select((eb) => [eb.fn.countAll<number>().as('items'), eb.fn.min('position').as('oldest')])
+    .executeTakeFirst();
+  const oldest = row?.oldest;
+  return {
+    items: Number(row?.items ?? 0),
+    oldestPosition: oldest == null ? null : Number(oldest),
+  };
+}
+
 /** `applied`, or one before the oldest queued seal's `column` (of `space` when given). */
 async function beforeOldestQueued(
   db: AnyDb,

@@ -27,6 +27,8 @@ export interface Projection {
 export interface DeferredWork {
   /** Applies a slice of the queued work in one transaction; 0 once nothing is queued. */
   drain(db: AnyDb, schema: string): Promise<number>;
+  /** What is queued: items, and the log position of the oldest (null when nothing is). */
+  queued(db: AnyDb, schema: string): Promise<{ items: number; oldestPosition: number | null }>;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type KafkaSource,
 } from './kafka-runner.ts';
 import { versionRulesOf, type ProjectionDefinition, type VersionRules } from './projection.ts';
+import { PROJECTIONS } from './core.projection.ts';
 import { createProjector } from './runner.ts';
 import {
   buildingTarget,
@@ -512,19 +513,31 @@ function progressReporter(options: {
   };
 }
 
+/** Where one version stands: its checkpoint, its deferred work, and its lag behind the head. */
+export interface VersionProgress {
+  schema: string;
+  generation: number;
+  /** The checkpoint: the last record its batches applied. */
+  position: number;
+  /** Items of deferred work still queued (ADR 0014: sealed blocks awaiting raw-search indexing). */
+  queued: number;
+  /** Complete through: the checkpoint, or the position before the oldest queued item. */
+  applied: number;
+  /** Records not completely applied: head − applied. */
+  lag: number;
+  rules: VersionRules;
+}
+
 export interface ProjectionStatus {
   name: string;
   head: number;
-  live: { schema: string; generation: number; position: number; lag: number; rules: VersionRules };
-  building: {
-    schema: string;
-    generation: number;
-    position: number;
-    lag: number;
-    rules: VersionRules;
-    startedAt: Date | null;
-    heartbeatAgeMs: number | null;
-  } | null;
+  live: VersionProgress;
+  building:
+    | (VersionProgress & {
+        startedAt: Date | null;
+        heartbeatAgeMs: number | null;
+      })
+    | null;
   retiredSchema: string | null;
 }
 
@@ -533,22 +546,49 @@ export async function projectionStatus(
   db: AnyDb,
   log: MessageLog,
   base: string,
+  /** The projections' code, for their deferred work (default: every rebuildable projection). */
+  definitions: Record<string, ProjectionDefinition> = PROJECTIONS,
 ): Promise<ProjectionStatus[]> {
   const head = await log.headPosition();
-  const at = async (schema: string, name: string) =>
-    (await schemaExists(db, schema)) ? readCheckpoint(db, schema, name) : 0;
+  const progress = async (
+    name: string,
+    schema: string,
+    generation: number,
+    rules: VersionRules,
+  ): Promise<VersionProgress> => {
+    if (!(await schemaExists(db, schema))) {
+      return { schema, generation, position: 0, queued: 0, applied: 0, lag: head, rules };
+    }
+    const position = await readCheckpoint(db, schema, name);
+    // The deferred work of the code that runs this projection, with this version's rules.
+    const definition = definitions[name];
+    const deferred = definition?.create(definition.parseRules(rules.rules)).deferred;
+    const queued = deferred
+      ? await deferred.queued(db, schema)
+      : { items: 0, oldestPosition: null };
+    const applied =
+      queued.oldestPosition === null ? position : Math.min(position, queued.oldestPosition - 1);
+    return {
+      schema,
+      generation,
+      position,
+      queued: queued.items,
+      applied,
+      lag: head - applied,
+      rules,
+    };
+  };
   const out: ProjectionStatus[] = [];
   for (const row of await listProjectionVersions(db, base)) {
-    const livePosition = await at(row.liveSchema, row.name);
     let building: ProjectionStatus['building'] = null;
     if (row.state === 'building' && row.buildingSchema) {
-      const position = await at(row.buildingSchema, row.name);
       building = {
-        schema: row.buildingSchema,
-        generation: row.buildingGeneration ?? 0,
-        position,
-        lag: head - position,
-        rules: row.buildingRules ?? { codeVersion: 0, rules: {} },
+        ...(await progress(
+          row.name,
+          row.buildingSchema,
+          row.buildingGeneration ?? 0,
+          row.buildingRules ?? { codeVersion: 0, rules: {} },
+        )),
         startedAt: row.buildingStartedAt,
         heartbeatAgeMs: row.heartbeatAgeMs,
       };
@@ -556,13 +596,7 @@ export async function projectionStatus(
     out.push({
       name: row.name,
       head,
-      live: {
-        schema: row.liveSchema,
-        generation: row.generation,
-        position: livePosition,
-        lag: head - livePosition,
-        rules: row.liveRules,
-      },
+      live: await progress(row.name, row.liveSchema, row.generation, row.liveRules),
       building,
       retiredSchema: row.retiredSchema,
     });
