@@ -184,7 +184,7 @@ withStoreOptions(
       const total = lags.reduce((n, l) => n + l.lag, 0);
       console.log(
         `${p.name} (${p.live.schema}, generation ${p.live.generation}) on topic ${kafka.topic}, ` +
-          `group ${groupId}: lag ${total}; ${rules(p.live.rules)}`,
+          `group ${groupId}: lag ${total}${queued(p.live.queued)}; ${rules(p.live.rules)}`,
       );
       for (const l of lags) {
         console.log(`  partition ${l.partition}: offset ${l.next} of ${l.end}, lag ${l.lag}`);

@@ -188,6 +188,22 @@ export async function startNode(
         // whole job's safety net around those attempts.
         timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS * 5,
         onError: onError('consolidator'),
+        // On the Postgres-table log the backlog is global (one checkpoint); a Kafka projector
+        // group's lag is per partition, and the consolidator does not wait for it.
+        ...(kafka
+          ? {}
+          : {
+              projectionBacklog: async () => {
+                const schema = await readModel.get();
+                const checkpoint = await readCheckpoint(
+                  database.db,
+                  schema,
+                  coreProjectionDefinition.name,
+                );
+                const applied = await appliedThrough(database.db, schema, checkpoint);
+                return (await log.headPosition()) - applied;
+              },
+            }),
       })
     : null;
 

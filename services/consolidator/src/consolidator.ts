@@ -40,6 +40,14 @@ export interface ConsolidatorOptions {
   idleMs?: number;
   batchSize?: number;
   onError?: (error: unknown) => void;
+  /**
+   * Records the projector has not applied yet. While it is above `yieldAboveRecords`, the loop
+   * skips its passes: projection (what agents read) goes before enrichment on a shared machine,
+   * and the records the jobs would append would only add to the projector's backlog.
+   */
+  projectionBacklog?: () => Promise<number>;
+  /** Default 1,000 records. */
+  yieldAboveRecords?: number;
 }
 
 export interface Consolidator {
@@ -367,7 +375,11 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
 
   const loop = tailLoop({
     log,
-    work: runDueJobs,
+    work: async () => {
+      const backlog = await options.projectionBacklog?.();
+      if (backlog !== undefined && backlog > (options.yieldAboveRecords ?? 1_000)) return;
+      await runDueJobs();
+    },
     idleMs: options.idleMs ?? 200,
     // Jobs come from projected block state, not from appends: polling is enough, and waking on
     // every append would only repeat the due-jobs query under load.
