@@ -170,3 +170,30 @@ export function lagTracker(server: BenchServer, space: string, sampleMs = 100) {
     },
   };
 }
+
+/**
+ * Waits until the server is quiet: everything in the log projected and no record appended for
+ * `quietMs` (the consolidator has no job left). Returns the seconds waited.
+ */
+export async function quiescent(
+  server: BenchServer,
+  space: string,
+  quietMs = 2_000,
+  timeoutS = 300,
+) {
+  const started = performance.now();
+  let head = -1;
+  let movedAt = started;
+  for (;;) {
+    const p = await positions(server, space);
+    const now = performance.now();
+    if (p.logPosition !== head) {
+      head = p.logPosition;
+      movedAt = now;
+    }
+    if (p.projectedPosition >= p.logPosition && now - movedAt >= quietMs) break;
+    if ((now - started) / 1000 > timeoutS) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return round((performance.now() - started) / 1000, 1);
+}

@@ -21,6 +21,11 @@ export function deferredLane(options: {
   work: () => DeferredWork | undefined;
   onError?: ((error: unknown) => void) | undefined;
   retryMs?: number;
+  /**
+   * Upkeep after the lane emptied the queue, as after a committed batch (the projection's
+   * `afterCommit`: the lane's writes need their visibility maps set like the batches' do).
+   */
+  afterDrain?: (schema: string) => Promise<void>;
 }): DeferredLane {
   const { db } = options;
   let running: Promise<void> | null = null;
@@ -30,9 +35,14 @@ export function deferredLane(options: {
 
   async function drainAll(schema: string) {
     const work = options.work();
-    while (work && !stopped && (await work.drain(db, schema)) > 0) {
-      // Slice after slice until the queue is empty.
+    let drained = 0;
+    for (;;) {
+      if (!work || stopped) return;
+      const n = await work.drain(db, schema);
+      if (n === 0) break;
+      drained += n;
     }
+    if (drained > 0) await options.afterDrain?.(schema);
   }
 
   async function run(first: string) {

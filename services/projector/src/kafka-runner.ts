@@ -79,7 +79,14 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let switching: Promise<void> | null = null;
-  const lane = deferredLane({ db, work: () => active?.projection.deferred, onError: report });
+  const lane = deferredLane({
+    db,
+    work: () => active?.projection.deferred,
+    onError: report,
+    afterDrain: async (schema) => {
+      if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
+    },
+  });
 
   async function join(t: ResolvedTarget): Promise<void> {
     if (migrated !== t.schema) {

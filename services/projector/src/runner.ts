@@ -64,6 +64,9 @@ export function createProjector(options: ProjectorOptions): Projector {
     db,
     work: () => active?.projection.deferred,
     onError: options.onError,
+    afterDrain: async (schema) => {
+      if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
+    },
   });
 
   async function resolve(): Promise<ResolvedTarget> {
