@@ -177,6 +177,16 @@ export async function startNode(
           onError: onError('projector'),
         })
       : null;
+  /**
+   * On the Postgres-table log: the global position through which `schema` is complete, the core
+   * checkpoint or the position before the oldest seal still being indexed (ADR 0014).
+   */
+  const tableProjected = async (schema: string) =>
+    appliedThrough(
+      database.db,
+      schema,
+      await readCheckpoint(database.db, schema, coreProjectionDefinition.name),
+    );
   const consolidator = roles.has('consolidator')
     ? createConsolidator({
         db: database.db,
@@ -193,16 +203,8 @@ export async function startNode(
         ...(kafka
           ? {}
           : {
-              projectionBacklog: async () => {
-                const schema = await readModel.get();
-                const checkpoint = await readCheckpoint(
-                  database.db,
-                  schema,
-                  coreProjectionDefinition.name,
-                );
-                const applied = await appliedThrough(database.db, schema, checkpoint);
-                return (await log.headPosition()) - applied;
-              },
+              projectionBacklog: async () =>
+                (await log.headPosition()) - (await tableProjected(await readModel.get())),
             }),
       })
     : null;
@@ -240,16 +242,7 @@ export async function startNode(
             );
             return positionAt(log, space, version);
           }
-        : async () => {
-            const schema = await pinned.follow();
-            const checkpoint = await readCheckpoint(
-              database.db,
-              schema,
-              coreProjectionDefinition.name,
-            );
-            // Complete up to the position before the oldest seal still being indexed (ADR 0014).
-            return appliedThrough(database.db, schema, checkpoint);
-          },
+        : async () => tableProjected(await pinned.follow()),
       logPosition: kafka
         ? async (space: SpaceRef) => positionAt(log, space, await log.spaceVersion(space))
         : async () => log.headPosition(),

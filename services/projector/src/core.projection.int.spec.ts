@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRecord, decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
+import { decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
 import { SpaceWriterService, newId } from '@stratagate/ingest';
 import { createPostgresLog, newRecord, type MessageLog } from '@stratagate/log';
 import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
+import { recordsUpToHead } from './log-records.test-support.ts';
 import { coreProjection } from './core.projection.ts';
 import { drainMessageIndex } from './message-index.ts';
 import { createProjector } from './runner.ts';
@@ -72,14 +73,7 @@ describe(`core projection (${describeBackend()})`, () => {
         { occurredAt: '2023-05-06T10:00:00Z' },
       ),
     ]);
-    // On a shared server readAll trails the committed head until older transactions finish.
-    const head = await log.headPosition();
-    let stored = await log.readAll(0, 1000);
-    while (stored[stored.length - 1]?.position !== head) {
-      await new Promise((r) => setTimeout(r, 20));
-      stored = await log.readAll(0, 1000);
-    }
-    records = stored.map((r) => decodeRecord(r)!);
+    ({ records } = await recordsUpToHead(log));
   });
   afterAll(async () => {
     await log?.close();

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { decodeRecord, decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
+import { decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
 import { SpaceWriterService, newId } from '@stratagate/ingest';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
 import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
 import { storeCheckpoint } from './checkpoints.ts';
+import { recordsUpToHead } from './log-records.test-support.ts';
 import { coreProjection, coreProjectionDefinition } from './core.projection.ts';
 import { appliedThrough, drainMessageIndex } from './message-index.ts';
 import { versionRulesOf, type Projection } from './projection.ts';
@@ -77,13 +78,7 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
         }),
       );
     }
-    head = await log.headPosition();
-    let stored = await log.readAll(0, 1000);
-    while (stored[stored.length - 1]?.position !== head) {
-      await new Promise((r) => setTimeout(r, 20));
-      stored = await log.readAll(0, 1000);
-    }
-    records = stored.map((r) => decodeRecord(r)!);
+    ({ head, records } = await recordsUpToHead(log));
   });
   afterAll(async () => {
     await log?.close();

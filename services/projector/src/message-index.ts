@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { assertSchemaName, type AnyDb, type ReadModelTables } from '@stratagate/store';
+import { completeThrough } from './projection.ts';
 import { indexMessages, type IndexedMessage } from './search.projection.ts';
 
 /**
@@ -145,58 +146,54 @@ export async function drainMessageIndex(
   });
 }
 
-/** Sealed blocks waiting for the lane, and the log position of the oldest seal. */
+/**
+ * Sealed blocks waiting for the lane (of one space when given), and the log position and space
+ * version of the oldest seal (null when none is queued).
+ */
 export async function messageIndexQueued(
   db: AnyDb,
   schema: string,
-): Promise<{ items: number; oldestPosition: number | null }> {
-  assertSchemaName(schema);
-  const row = await (db as Kysely<ReadModelTables>)
-    .withSchema(schema)
-    .selectFrom('message_index_queue')
-    .select((eb) => [eb.fn.countAll<number>().as('items'), eb.fn.min('position').as('oldest')])
-    .executeTakeFirst();
-  const oldest = row?.oldest;
-  return {
-    items: Number(row?.items ?? 0),
-    oldestPosition: oldest == null ? null : Number(oldest),
-  };
-}
-
-/** `applied`, or one before the oldest queued seal's `column` (of `space` when given). */
-async function beforeOldestQueued(
-  db: AnyDb,
-  schema: string,
-  column: 'position' | 'space_version',
-  applied: number,
   space?: { tenantId: string; spaceId: string },
-): Promise<number> {
+): Promise<{ items: number; oldestPosition: number | null; oldestSpaceVersion: number | null }> {
   assertSchemaName(schema);
   let query = (db as Kysely<ReadModelTables>)
     .withSchema(schema)
     .selectFrom('message_index_queue')
-    .select((eb) => eb.fn.min(column).as('oldest'));
+    .select((eb) => [
+      eb.fn.countAll<number>().as('items'),
+      eb.fn.min('position').as('position'),
+      eb.fn.min('space_version').as('version'),
+    ]);
   if (space) {
     query = query.where('tenant_id', '=', space.tenantId).where('space_id', '=', space.spaceId);
   }
-  const oldest = (await query.executeTakeFirst())?.oldest;
-  return oldest == null ? applied : Math.min(applied, Number(oldest) - 1);
+  const row = await query.executeTakeFirst();
+  const orNull = (v: unknown) => (v == null ? null : Number(v));
+  return {
+    items: Number(row?.items ?? 0),
+    oldestPosition: orNull(row?.position),
+    oldestSpaceVersion: orNull(row?.version),
+  };
 }
 
 /**
  * The global log position through which the read model is complete: the checkpoint, or the
  * position before the oldest seal still queued for raw-search indexing.
  */
-export function appliedThrough(db: AnyDb, schema: string, checkpoint: number): Promise<number> {
-  return beforeOldestQueued(db, schema, 'position', checkpoint);
+export async function appliedThrough(
+  db: AnyDb,
+  schema: string,
+  checkpoint: number,
+): Promise<number> {
+  return completeThrough(checkpoint, (await messageIndexQueued(db, schema)).oldestPosition);
 }
 
 /** As `appliedThrough`, for one space in space versions (logs ordered per space: Kafka). */
-export function spaceAppliedThrough(
+export async function spaceAppliedThrough(
   db: AnyDb,
   schema: string,
   space: { tenantId: string; spaceId: string },
   version: number,
 ): Promise<number> {
-  return beforeOldestQueued(db, schema, 'space_version', version, space);
+  return completeThrough(version, (await messageIndexQueued(db, schema, space)).oldestSpaceVersion);
 }

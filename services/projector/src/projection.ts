@@ -32,6 +32,14 @@ export interface DeferredWork {
 }
 
 /**
+ * Where a read model is complete: `applied` (a checkpoint, or a space version), or the one before
+ * the oldest item of deferred work still queued (in the same numbering), whichever is lower.
+ */
+export function completeThrough(applied: number, oldestQueued: number | null): number {
+  return oldestQueued === null ? applied : Math.min(applied, oldestQueued - 1);
+}
+
+/**
  * A projection whose output depends on rules that may change (decay defaults, weight formula,
  * ranking, tokenisation). Each version of the read model is built with one code version and one
  * rule set, recorded in the control table (`versions.ts`); a rule change is applied by a rebuild

@@ -10,7 +10,12 @@ import {
   kafkaProjectionGroup,
   type KafkaSource,
 } from './kafka-runner.ts';
-import { versionRulesOf, type ProjectionDefinition, type VersionRules } from './projection.ts';
+import {
+  completeThrough,
+  versionRulesOf,
+  type ProjectionDefinition,
+  type VersionRules,
+} from './projection.ts';
 import { PROJECTIONS } from './core.projection.ts';
 import { createProjector } from './runner.ts';
 import {
@@ -566,8 +571,7 @@ export async function projectionStatus(
     const queued = deferred
       ? await deferred.queued(db, schema)
       : { items: 0, oldestPosition: null };
-    const applied =
-      queued.oldestPosition === null ? position : Math.min(position, queued.oldestPosition - 1);
+    const applied = completeThrough(position, queued.oldestPosition);
     return {
       schema,
       generation,
