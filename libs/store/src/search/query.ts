@@ -306,7 +306,8 @@ async function topKSearch(
           partial.set(row.doc_id, (partial.get(row.doc_id) ?? 0) + gain);
         }
       }
-      theta = kthLargest(partial.values(), partial.size, k);
+      // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
+      theta = kthLargest(partial.values(), k, theta);
     }
 
     let ranked: [string, number][];
@@ -346,7 +347,7 @@ async function topKSearch(
           createdAt.set(doc.doc_id, doc.created_at);
           partial.set(doc.doc_id, score);
         }
-        theta = kthLargest(partial.values(), partial.size, k);
+        theta = kthLargest(partial.values(), k, theta);
       }
       ranked = [...final];
     }
@@ -378,10 +379,17 @@ async function topKSearch(
   }
 }
 
-/** The k-th largest of `n` values (0 when there are fewer than k): quickselect on a copy. */
-function kthLargest(values: Iterable<number>, n: number, k: number): number {
-  if (n < k || k <= 0) return 0;
-  const a = Float64Array.from(values);
+/**
+ * The k-th largest of `values`, known to be at least `floor` (returned when fewer than k values
+ * reach it, so 0 for fewer than k values at floor 0): only the values ≥ floor are copied, then
+ * quickselect.
+ */
+function kthLargest(values: Iterable<number>, k: number, floor = 0): number {
+  if (k <= 0) return 0;
+  const kept: number[] = [];
+  for (const v of values) if (v >= floor) kept.push(v);
+  if (kept.length < k) return floor;
+  const a = Float64Array.from(kept);
   let lo = 0;
   let hi = a.length - 1;
   const target = k - 1; // index in descending order
