@@ -90,7 +90,7 @@ describe(`projection rebuild side by side (${describeBackend()})`, () => {
       base,
       definition: coreProjectionDefinition,
       rules: B,
-      batchSize: 8,
+      batchSize: 32,
       drainMs: 500,
       progressMs: 20,
       onProgress: (p) => progress.push(p),
@@ -98,13 +98,16 @@ describe(`projection rebuild side by side (${describeBackend()})`, () => {
       finished = true;
     });
 
-    // Live traffic the whole time: new turns in both spaces, on a new thread of "plain".
+    // Live traffic the whole time: new turns in both spaces, on a new thread of "plain". Paced,
+    // so the log grows slower than the rebuild applies it (a tight loop can outrun a rebuild on a
+    // busy machine, and then no rebuild ever catches up: that is a capacity question, not this one).
     const states: string[] = [];
     let n = 0;
     while (!finished || n < 20) {
       const row = await readProjectionVersion(db, base, 'core');
       states.push(row!.state);
       await post(n % 3 === 2 ? 'tuned' : 'plain', n % 3 === 2 ? 't1' : 't2');
+      await new Promise((resolve) => setTimeout(resolve, 10));
       n += 1;
       if (n > 400) throw new Error('the rebuild did not finish');
     }

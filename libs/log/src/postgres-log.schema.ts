@@ -1,6 +1,7 @@
 import type { RecordMetadata, StoredRecord } from '@stratagate/domain';
 import type { AnyDb } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
+import { createAppendBatchFunction } from './postgres-log.append-batch.ts';
 
 /** Table references and advisory-lock keys of one log schema. */
 export interface LogTables {
@@ -67,6 +68,7 @@ export async function migrateLog(db: AnyDb, t: LogTables): Promise<void> {
         updated_at timestamptz not null default now(),
         primary key (tenant_id, space_id)
       )`.execute(trx);
+    await createAppendBatchFunction(trx, t, spaceLockNamespace(t));
   });
 }
 
