@@ -8,6 +8,8 @@ export interface SpawnedServer {
   /** The key the server printed on its first start. */
   key: string;
   child: ChildProcess;
+  /** What the server printed on stdout so far. */
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function spawnServer(
   return {
     ...started,
     child,
+    stdout: () => out,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
 import type { Database } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
@@ -44,6 +46,16 @@ export async function createPostgresLog(
   const committer = createGroupCommitter(database.foreground ?? db, t);
   const listeners = new Set<() => void>();
   let closed = false;
+  // Other threads of this process with the same log (the background roles' worker, ADR 0016)
+  // hear of appends at once, as listeners here do. Only on a server: PGlite is one thread's.
+  // The channel is named by a digest of the server URL (no credentials in names) and the schema.
+  const channel =
+    database.target.kind === 'postgres'
+      ? new BroadcastChannel(
+          `stratagate.log:${createHash('sha256').update(database.target.url).digest('hex').slice(0, 16)}:${t.schema}`,
+        )
+      : null;
+  channel?.unref();
 
   const assertOpen = () => {
     if (closed) throw new Error(`message log "${t.schema}" is closed`);
@@ -53,7 +65,7 @@ export async function createPostgresLog(
     const { rows } = await q.execute(db);
     return rows.map(toStoredRecord);
   };
-  const notify = () => {
+  const notifyHere = () => {
     for (const listener of [...listeners]) {
       try {
         listener();
@@ -63,6 +75,11 @@ export async function createPostgresLog(
       }
     }
   };
+  const notify = () => {
+    notifyHere();
+    channel?.postMessage(null);
+  };
+  if (channel) channel.onmessage = () => notifyHere();
 
   return {
     name: `postgres-table(${t.schema})`,
@@ -122,6 +139,7 @@ export async function createPostgresLog(
       // The Database belongs to the caller; closing the log only stops this instance.
       closed = true;
       listeners.clear();
+      channel?.close();
     },
   };
 }

@@ -15,6 +15,7 @@ import {
 import { openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
+import { placeRoles, startBackgroundThread, type BackgroundThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
@@ -63,9 +64,27 @@ withStoreOptions(
     .option('--host <host>', 'HTTP host (default 127.0.0.1)'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const node = await startNode(config);
+  // On a server, the projector and consolidator get a worker thread of their own (ADR 0016).
+  const placed = placeRoles(config);
+  const node = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
+  let background: BackgroundThread | null = null;
+  if (placed) {
+    try {
+      background = await startBackgroundThread(config, placed.background, (reason) => {
+        console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
+        void node.stop().finally(() => process.exit(1));
+      });
+    } catch (error) {
+      await node.stop();
+      throw error;
+    }
+  }
   const where = config.DATABASE_URL ? 'Postgres server' : `PGlite in ${config.STRATAGATE_DATA_DIR}`;
-  console.log(`StrataGate roles [${config.STRATAGATE_ROLES.join(', ')}] running on ${where}`);
+  console.log(
+    placed
+      ? `StrataGate roles [${placed.main.join(', ')}] and, in a background thread, [${placed.background.join(', ')}] running on ${where}`
+      : `StrataGate roles [${config.STRATAGATE_ROLES.join(', ')}] running on ${where}`,
+  );
   if (node.url) console.log(`HTTP API: ${node.url}  (OpenAPI: ${node.url}/openapi.json)`);
   if (node.createdKey) {
     console.log(
@@ -75,6 +94,7 @@ withStoreOptions(
   const shutdown = async (signal: string) => {
     console.log(`${signal}: shutting down`);
     await node.stop();
+    await background?.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -35,6 +35,13 @@ export const ConfigSchema = z
         }
         return roles as Role[];
       }),
+    STRATAGATE_BACKGROUND_THREAD: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true')
+      .describe(
+        'on a Postgres server, `serve` runs the projector and consolidator in a worker thread beside ingest and query (ADR 0016)',
+      ),
     STRATAGATE_LOG_BACKEND: z
       .enum(['postgres', 'kafka'])
       .default('postgres')

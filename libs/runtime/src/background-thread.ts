@@ -1,0 +1,102 @@
+import { Worker } from 'node:worker_threads';
+import type { Config, Role } from './config.ts';
+
+/** Roles that answer requests, and roles that work through the log behind them. */
+const FOREGROUND: readonly Role[] = ['ingest', 'query'];
+const BACKGROUND: readonly Role[] = ['projector', 'consolidator'];
+
+/**
+ * How `serve` places the configured roles (ADR 0016). On a Postgres server, with
+ * STRATAGATE_BACKGROUND_THREAD on and roles of both kinds configured, the projector and the
+ * consolidator run in a worker thread: their JavaScript (tokenising, block views, the offline
+ * model) no longer holds up the event loop that acknowledges turns and answers queries. The
+ * embedded PGlite is one in-process session and cannot be shared across threads, so there
+ * everything stays on one thread. `null`: all roles on the main thread.
+ */
+export function placeRoles(config: Config): { main: Role[]; background: Role[] } | null {
+  if (!config.DATABASE_URL || !config.STRATAGATE_BACKGROUND_THREAD) return null;
+  const roles = config.STRATAGATE_ROLES;
+  const main = roles.filter((r) => FOREGROUND.includes(r));
+  const background = roles.filter((r) => BACKGROUND.includes(r));
+  return main.length > 0 && background.length > 0 ? { main, background } : null;
+}
+
+export interface BackgroundThread {
+  /** Stops the roles gracefully (the current batch finishes), then ends the thread. */
+  stop(): Promise<void>;
+}
+
+/** What the worker posts to the main thread. */
+export type BackgroundMessage =
+  { type: 'started' } | { type: 'failed'; message: string } | { type: 'stopped' };
+
+/**
+ * Starts `roles` in a worker thread with the same configuration (and no API key of its own: the
+ * main thread registers keys). Resolves once they run; rejects when they fail to start.
+ * `onExit` is called if the thread ends without being asked to: the process should not carry on
+ * acknowledging turns that nothing projects.
+ */
+export async function startBackgroundThread(
+  config: Config,
+  roles: Role[],
+  onExit: (reason: string) => void,
+): Promise<BackgroundThread> {
+  const workerConfig: Config = {
+    ...config,
+    STRATAGATE_ROLES: roles,
+    STRATAGATE_API_KEY: undefined,
+  };
+  const worker = new Worker(new URL('./background-thread.worker.mjs', import.meta.url), {
+    workerData: { config: workerConfig },
+  });
+  let stopping = false;
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (m: BackgroundMessage) => {
+      if (m.type === 'started') {
+        cleanup();
+        resolve();
+      } else if (m.type === 'failed') {
+        cleanup();
+        reject(new Error(`background roles [${roles.join(', ')}] failed to start: ${m.message}`));
+      }
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onEarlyExit = (code: number) => {
+      cleanup();
+      reject(new Error(`background thread exited with code ${code} while starting`));
+    };
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onEarlyExit);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', onError);
+    worker.once('exit', onEarlyExit);
+  });
+  worker.once('error', (error) => {
+    if (!stopping) onExit(`background thread failed: ${error.message}`);
+  });
+  worker.once('exit', (code) => {
+    if (!stopping) onExit(`background thread exited with code ${code}`);
+  });
+  return {
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      // The roles have stopped once the worker says so (or the thread has ended); whatever handle
+      // might still keep the thread alive after that is cut by terminate().
+      await new Promise<void>((resolve) => {
+        worker.on('message', (m: BackgroundMessage) => {
+          if (m.type === 'stopped') resolve();
+        });
+        worker.once('exit', () => resolve());
+        worker.postMessage({ type: 'stop' });
+      });
+      await worker.terminate();
+    },
+  };
+}
