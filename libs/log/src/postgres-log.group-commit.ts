@@ -30,6 +30,7 @@ const MAX_ROWS_PER_FLUSH = 2000;
 export function createGroupCommitter(db: AnyDb, t: LogTables) {
   const queue: Pending[] = [];
   let flushing = false;
+  let warned = false;
 
   // One event-loop turn of gathering before each batch: on the embedded store every query runs
   // synchronously in WASM, so without it the first request of a burst would always go alone.
@@ -43,9 +44,16 @@ export function createGroupCommitter(db: AnyDb, t: LogTables) {
         const batch = takeBatch();
         try {
           await commitBatch(batch);
-        } catch {
+        } catch (error) {
           // Something unexpected (e.g. a racing writer from another process): fall back to one
-          // transaction per append so each caller gets its own exact answer.
+          // transaction per append so each caller gets its own exact answer. Said once per
+          // process, so a function that keeps failing (ADR 0015) does not go unnoticed.
+          if (!warned) {
+            warned = true;
+            process.emitWarning(
+              `group commit of ${batch.length} appends failed, appending them one by one: ${String(error)}`,
+            );
+          }
           for (const p of batch) {
             appendRecords(db, t, p.space, p.records, p.options).then(p.resolve, p.reject);
           }
