@@ -67,7 +67,8 @@ describe(`the log's append function (group commit in one statement) on ${describ
       },
       { kind: 'append', version: 1 },
       // Keys are per space: b's k1 is not a's; a's k1 went in with the first append.
-      { kind: 'duplicate', version: 3, batchKey: `${a.tenantId}/${a.spaceId}|k1` },
+      // Records 0 and 1 are the first append's; record 0 holds a's k1.
+      { kind: 'duplicate', version: 3, batchRecord: 0 },
       { kind: 'append', version: 4 },
     ]);
     // Inserted in arrival order: positions follow the appends, versions follow each space.

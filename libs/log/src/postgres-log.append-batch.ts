@@ -1,7 +1,9 @@
 import type { NewRecord, SpaceRef } from '@stratagate/domain';
 import type { AnyDb } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
-import type { LogTables, RecordRow } from './postgres-log.schema.ts';
+import type { appendFunctionKeys, LogTables, RecordRow } from './postgres-log.schema.ts';
+
+type AppendFunctionKeys = ReturnType<typeof appendFunctionKeys>;
 
 /**
  * The group commit's whole transaction as one server-side function (ADR 0015): one round trip
@@ -53,8 +55,8 @@ export type BatchPlan =
       version: number;
       /** The stored record, when the key was stored before this batch. */
       existing?: RecordRow;
-      /** `tenant/space|key`, when an earlier append of this batch inserted the key. */
-      batchKey?: string;
+      /** The index (in the batch's records) of the record an earlier append of it inserted. */
+      batchRecord?: number;
     }
   | { kind: 'conflict'; expected: number; actual: number };
 
@@ -68,20 +70,21 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * Creates (or replaces) the function in the log's schema; `migrateLog` calls it under its lock,
- * with the namespace of the space locks (`spaceLockNamespace`).
+ * with the lock keys and the timestamp format the rest of the adapter uses (`appendFunctionKeys`).
  */
 export async function createAppendBatchFunction(
   db: AnyDb,
   t: LogTables,
-  spaceNamespace: string,
+  keys: AppendFunctionKeys,
 ): Promise<void> {
   // The body is a string: the schema and lock keys go in as checked identifiers and literals.
   if (!IDENTIFIER.test(t.schema)) throw new Error(`invalid log schema name "${t.schema}"`);
   const s = `"${t.schema}"`;
   const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
-  const spaceNs = literal(spaceNamespace);
-  const positionKey = literal(`${t.schema}:positions`);
-  const recordedAt = `to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const lockNs = literal(keys.lockNamespace);
+  const spaceNs = literal(keys.spaceNamespace);
+  const positionKey = literal(keys.positionKey);
+  const recordedAt = `to_char(recorded_at at time zone 'UTC', ${literal(keys.recordedAtFormat)})`;
   await sql
     .raw(
       `
@@ -153,7 +156,8 @@ begin
           'version', v_cur);
         exit;
       elsif v_in_batch ? v_key then
-        v_plan := jsonb_build_object('kind', 'duplicate', 'batchKey', v_key, 'version', v_cur);
+        v_plan := jsonb_build_object('kind', 'duplicate', 'batchRecord', v_in_batch -> v_key,
+          'version', v_cur);
         exit;
       end if;
     end loop;
@@ -167,7 +171,7 @@ begin
         v_ver := v_ver || (v_cur + j + 1);
         v_key := p_records -> (v_off + j) ->> 'k';
         if v_key is not null then
-          v_in_batch := v_in_batch || jsonb_build_object(v_space || '|' || v_key, true);
+          v_in_batch := v_in_batch || jsonb_build_object(v_space || '|' || v_key, v_off + j);
         end if;
       end loop;
       v_running := v_running || jsonb_build_object(v_space, v_cur + v_n);
@@ -180,7 +184,7 @@ begin
   if cardinality(v_idx) > 0 then
     -- The global position section: the insert assigns this transaction's id and draws the
     -- positions; the session lock is released before the commit (postgres-log.append.ts).
-    perform pg_advisory_lock(hashtext('stratagate.log'), hashtext(${positionKey}));
+    perform pg_advisory_lock(hashtext(${lockNs}), hashtext(${positionKey}));
     with ins as (
       insert into ${s}.records (tenant_id, space_id, space_version, record_id, type,
         schema_version, thread_id, occurred_at, idempotency_key, metadata, data)
@@ -217,7 +221,7 @@ begin
     if v_bumped <> v_changed then
       raise exception 'space version moved under lock';
     end if;
-    perform pg_advisory_unlock(hashtext('stratagate.log'), hashtext(${positionKey}));
+    perform pg_advisory_unlock(hashtext(${lockNs}), hashtext(${positionKey}));
   end if;
 
   return jsonb_build_object('plans', v_plans, 'inserted', coalesce(v_inserted, '[]'::jsonb));

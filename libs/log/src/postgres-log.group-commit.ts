@@ -1,5 +1,4 @@
 import type { NewRecord, SpaceRef, StoredRecord } from '@stratagate/domain';
-import { spaceKey } from '@stratagate/domain';
 import type { AnyDb } from '@stratagate/store';
 import { sql } from 'kysely';
 import { assertAppendable } from './append-validation.ts';
@@ -101,34 +100,34 @@ export function createGroupCommitter(db: AnyDb, t: LogTables) {
     const inserted = new Map(
       outcome.inserted.map(([id, position, recordedAt]) => [id, { position, recordedAt }]),
     );
-    const byKey = new Map<string, StoredRecord>();
+    // Stored records by their index in the batch's records (what in-batch duplicates point at).
+    const storedAt: StoredRecord[] = [];
+    let offset = 0;
     batch.forEach((p, i) => {
       const planned = outcome.plans[i]!;
+      const first = offset;
+      offset += p.records.length;
       switch (planned.kind) {
         case 'append': {
-          const first = planned.version - p.records.length + 1;
+          const firstVersion = planned.version - p.records.length + 1;
           const stored = p.records.map((record, j): StoredRecord => {
             const row = inserted.get(record.metadata.recordId)!;
-            return {
+            return (storedAt[first + j] = {
               type: record.type,
               data: record.data ?? null,
               metadata: record.metadata,
               position: Number(row.position),
-              spaceVersion: first + j,
+              spaceVersion: firstVersion + j,
               recordedAt: row.recordedAt,
-            };
+            });
           });
-          for (const r of stored) {
-            if (r.metadata.idempotencyKey)
-              byKey.set(`${spaceKey(p.space)}|${r.metadata.idempotencyKey}`, r);
-          }
           p.resolve({ status: 'appended', records: stored, spaceVersion: planned.version });
           return;
         }
         case 'duplicate': {
           const existing = planned.existing
             ? toStoredRecord(planned.existing)
-            : byKey.get(planned.batchKey!)!;
+            : storedAt[planned.batchRecord!]!;
           p.resolve({ status: 'duplicate', existing, spaceVersion: planned.version });
           return;
         }

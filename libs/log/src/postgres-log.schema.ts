@@ -23,10 +23,12 @@ export function logTables(schema: string): LogTables {
 export const spaceLockNamespace = (t: LogTables) => `stratagate.log:${t.schema}:space`;
 export const spaceLock = (t: LogTables, tenantId: string, spaceId: string) =>
   sql`hashtext(${spaceLockNamespace(t)}), hashtext(${`${tenantId}/${spaceId}`})`;
+const LOG_LOCK_NAMESPACE = 'stratagate.log';
+export const positionLockKey = (t: LogTables) => `${t.schema}:positions`;
 export const positionLock = (t: LogTables) =>
-  sql`hashtext('stratagate.log'), hashtext(${`${t.schema}:positions`})`;
+  sql`hashtext(${LOG_LOCK_NAMESPACE}), hashtext(${positionLockKey(t)})`;
 const migrationLock = (t: LogTables) =>
-  sql`hashtext('stratagate.log'), hashtext(${`${t.schema}:migrate`})`;
+  sql`hashtext(${LOG_LOCK_NAMESPACE}), hashtext(${`${t.schema}:migrate`})`;
 
 /**
  * Idempotent migration. Runs under an advisory lock because concurrent `create ... if not exists`
@@ -68,7 +70,7 @@ export async function migrateLog(db: AnyDb, t: LogTables): Promise<void> {
         updated_at timestamptz not null default now(),
         primary key (tenant_id, space_id)
       )`.execute(trx);
-    await createAppendBatchFunction(trx, t, spaceLockNamespace(t));
+    await createAppendBatchFunction(trx, t, appendFunctionKeys(t));
   });
 }
 
@@ -85,7 +87,16 @@ export interface RecordRow {
 }
 
 /** Select list producing a RecordRow; recorded_at is rendered in SQL so no driver parser matters. */
-export const recordedAtColumn = sql`to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const RECORDED_AT_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+export const recordedAtColumn = sql`to_char(recorded_at at time zone 'UTC', ${sql.lit(RECORDED_AT_FORMAT)})`;
+
+/** The same lock keys and format, for the append function's body (postgres-log.append-batch.ts). */
+export const appendFunctionKeys = (t: LogTables) => ({
+  lockNamespace: LOG_LOCK_NAMESPACE,
+  spaceNamespace: spaceLockNamespace(t),
+  positionKey: positionLockKey(t),
+  recordedAtFormat: RECORDED_AT_FORMAT,
+});
 export const recordColumns = sql`position, space_version, type, metadata, data,
   ${recordedAtColumn} as recorded_at`;
 
