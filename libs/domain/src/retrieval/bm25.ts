@@ -52,10 +52,25 @@ export function bm25Idf(N: number, df: number): number {
 /** One term's contribution; 0 when the term is absent from the document. */
 export function bm25Score(input: Bm25TermInput): number {
   const { tf, docLength, avgDocLength, df, N, k1, b } = input;
-  if (tf <= 0) return 0;
-  // An all-empty corpus has avgdl 0; a document with tf > 0 cannot be empty, so 1 is only a guard.
-  const relativeLength = avgDocLength > 0 ? docLength / avgDocLength : 1;
-  return (bm25Idf(N, df) * (tf * (k1 + 1))) / (tf + k1 * (1 - b + b * relativeLength));
+  return bm25TermScorer({ avgDocLength, df, N, k1, b })(tf, docLength);
+}
+
+/**
+ * One term's contribution as a function of (tf, document length), with the idf computed once:
+ * the same arithmetic as `bm25Score`, so both give bit-equal scores.
+ */
+export function bm25TermScorer(
+  input: Omit<Bm25TermInput, 'tf' | 'docLength'>,
+): (tf: number, docLength: number) => number {
+  const { avgDocLength, df, N, k1, b } = input;
+  const idf = bm25Idf(N, df);
+  const k1Plus1 = k1 + 1;
+  return (tf, docLength) => {
+    if (tf <= 0) return 0;
+    // An all-empty corpus has avgdl 0; a document with tf > 0 cannot be empty, so 1 is a guard.
+    const relativeLength = avgDocLength > 0 ? docLength / avgDocLength : 1;
+    return (idf * (tf * k1Plus1)) / (tf + k1 * (1 - b + b * relativeLength));
+  };
 }
 
 /** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AnyDb } from '../database.ts';
 import { migrateSearchIndex } from '../search/migrate.ts';
-import { SEARCH_INDEX_TABLES } from '../search/tables.ts';
+import { DUMP_OMITTED_COLUMNS, SEARCH_INDEX_TABLES } from '../search/tables.ts';
 
 /**
  * The read model lives in one Postgres schema per projection version (e.g. `rm_v1`), so a rebuild
@@ -311,7 +311,8 @@ export async function dumpReadModel(db: AnyDb, schema: string): Promise<Record<s
     for (const key of keys) query = query.orderBy(sql.ref(key));
     const rows = await query.execute();
     out[table] = rows.map((r) => {
-      const { applied_position: _a, ...rest } = r as Record<string, unknown>;
+      const rest: Record<string, unknown> = { ...r };
+      for (const column of DUMP_OMITTED_COLUMNS) delete rest[column];
       return rest;
     });
   }

@@ -1,6 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
+import {
+  CHUNK_SHIFT,
+  ENTRY_SQL,
+  SEARCH_STATUS_CODES,
+  chunkOf,
+  decodePostings,
+  encodePostings,
+  searchStatusCode,
+  type PackedPosting,
+} from './packed-postings.ts';
 import type { SearchDocKind, SearchSpace } from './tables.ts';
 
 /** One document to index: weighted term frequencies and length as `docTermFrequencies` gives. */
@@ -56,10 +66,12 @@ function subtractTermCounts(
 
 /**
  * Inserts documents with their postings, adds them to `search_stats` and their terms to
- * `search_terms`, in one statement. Idempotent: a document already indexed is left as it is
- * (insert … on conflict do nothing), and only rows that were really inserted count in the
- * statistics and get postings, so a redelivered batch changes nothing. A document id repeated
- * within the batch counts once (the first wins). Returns the number of documents inserted.
+ * `search_terms`, in one statement. Idempotent: a document already indexed is left as it is, and
+ * only documents really inserted are numbered, count in the statistics and get postings, so a
+ * redelivered batch changes nothing. A document id repeated within the batch counts once (the
+ * first wins). New documents are numbered in input order after every number the (space, kind)
+ * has used, and their postings are appended to the chunks of their numbers (ADR 0017). Returns
+ * the number of documents inserted.
  */
 export async function writeSearchDocs(
   db: AnyDb,
@@ -74,7 +86,9 @@ export async function writeSearchDocs(
   for (const doc of docs) {
     if (seen.has(doc.docId)) continue;
     seen.add(doc.docId);
+    searchStatusCode(doc.status); // throws for a status the postings cannot store
     docRows.push({
+      ord: docRows.length,
       doc_id: doc.docId,
       thread_id: doc.threadId,
       block_id: doc.blockId,
@@ -87,31 +101,58 @@ export async function writeSearchDocs(
   if (docRows.length === 0) return 0;
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
-  const postingsTable = sql.id(schema, 'search_postings');
+  const chunksTable = sql.id(schema, 'search_posting_chunks');
   const statsTable = sql.id(schema, 'search_stats');
   const result = await sql<{ inserted: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(docRows)}::jsonb) as x(
-        doc_id text, thread_id text, block_id text, length int, created_at text, status text,
-        terms text[], tfs int[])
+        ord int, doc_id text, thread_id text, block_id text, length int, created_at text,
+        status text, terms text[], tfs int[])
+    ),
+    fresh as (
+      select i.* from input i
+      where not exists (
+        select 1 from ${docsTable} d
+        where d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${kind}
+          and d.doc_id = i.doc_id)
+    ),
+    numbers as (
+      -- Reserves one number per new document; the row lock orders concurrent writers.
+      insert into ${sql.id(schema, 'search_doc_numbers')} as n
+        (tenant_id, space_id, doc_kind, next_no)
+      select ${tenantId}, ${spaceId}, ${kind}, count(*) from fresh having count(*) > 0
+      on conflict (tenant_id, space_id, doc_kind) do update set next_no = n.next_no + excluded.next_no
+      returning next_no
+    ),
+    numbered as (
+      select f.*, ((select next_no from numbers) - (select count(*) from fresh)
+        + row_number() over (order by f.ord) - 1)::int as doc_no
+      from fresh f
     ),
     inserted as (
-      insert into ${docsTable} (tenant_id, space_id, doc_kind, doc_id, thread_id, block_id, length,
-        created_at, status, terms, tfs)
-      select ${tenantId}, ${spaceId}, ${kind}, doc_id, thread_id, block_id, length, created_at,
-        status, terms, tfs
-      from input
+      insert into ${docsTable} (tenant_id, space_id, doc_kind, doc_id, doc_no, thread_id, block_id,
+        length, created_at, status, terms, tfs)
+      select ${tenantId}, ${spaceId}, ${kind}, doc_id, doc_no, thread_id, block_id, length,
+        created_at, status, terms, tfs
+      from numbered
       on conflict do nothing
-      returning doc_id, length, status, terms, tfs
+      returning doc_no, length, status, terms, tfs
     ),
     vectors as (
-      select i.doc_id, i.length, i.status, v.term, v.tf
+      select i.doc_no, i.length, i.status, v.term, v.tf,
+        array_position(${[...SEARCH_STATUS_CODES]}::text[], i.status) - 1 as status_code
       from inserted i cross join lateral unnest(i.terms, i.tfs) as v(term, tf)
     ),
-    postings as (
-      insert into ${postingsTable}
-        (tenant_id, space_id, doc_kind, term, doc_id, tf, length, status)
-      select ${tenantId}, ${spaceId}, ${kind}, term, doc_id, tf, length, status from vectors
+    chunks as (
+      insert into ${chunksTable} as c (tenant_id, space_id, doc_kind, term, chunk, data)
+      select ${tenantId}, ${spaceId}, ${kind}, term, doc_no >> ${sql.lit(CHUNK_SHIFT)},
+        string_agg(${sql.raw(ENTRY_SQL)}, ''::bytea order by doc_no)
+      from vectors
+      group by term, doc_no >> ${sql.lit(CHUNK_SHIFT)}
+      -- One lock order for every writer of the same chunks.
+      order by term, doc_no >> ${sql.lit(CHUNK_SHIFT)}
+      on conflict (tenant_id, space_id, doc_kind, term, chunk) do update set
+        data = c.data || excluded.data
     ),
     terms as (
       ${addTermStats(
@@ -137,6 +178,83 @@ export async function writeSearchDocs(
   return result.rows[0]?.inserted ?? 0;
 }
 
+/** A document whose postings are edited: its number and its terms. */
+interface NumberedDoc {
+  doc_no: number;
+  terms: string[];
+}
+
+/**
+ * Rewrites the entries of `docs` in the chunks that hold them: `edit` returns the new entry, or
+ * null to remove it. A chunk left empty is deleted. Chunks are read and written in (term, chunk)
+ * order, one statement each way.
+ */
+async function editPostings(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  docs: readonly NumberedDoc[],
+  edit: (posting: PackedPosting) => PackedPosting | null,
+): Promise<void> {
+  const targets = new Set(docs.map((d) => d.doc_no));
+  const keys = new Map<string, { term: string; chunk: number }>();
+  for (const doc of docs) {
+    for (const term of doc.terms) {
+      const chunk = chunkOf(doc.doc_no);
+      keys.set(`${chunk}|${term}`, { term, chunk });
+    }
+  }
+  if (keys.size === 0) return;
+  const ordered = [...keys.values()].sort((a, b) =>
+    a.term < b.term ? -1 : a.term > b.term ? 1 : a.chunk - b.chunk,
+  );
+  const table = sql.id(schema, 'search_posting_chunks');
+  const key = sql`c.tenant_id = ${space.tenantId} and c.space_id = ${space.spaceId}
+    and c.doc_kind = ${kind}`;
+  const rows = await sql<{ term: string; chunk: number; data: Uint8Array }>`
+    select c.term, c.chunk, c.data from ${table} c
+    join unnest(${ordered.map((k) => k.term)}::text[], ${ordered.map((k) => k.chunk)}::int[])
+      as k(term, chunk) on k.term = c.term and k.chunk = c.chunk
+    where ${key}
+    order by c.term, c.chunk
+    for update of c
+  `.execute(db);
+  const changed: { term: string; chunk: number; hex: string }[] = [];
+  for (const row of rows.rows) {
+    const postings = decodePostings(row.data);
+    const next: PackedPosting[] = [];
+    let touched = false;
+    for (const p of postings) {
+      if (!targets.has(p.docNo)) {
+        next.push(p);
+        continue;
+      }
+      touched = true;
+      const edited = edit(p);
+      if (edited) next.push(edited);
+    }
+    if (touched) {
+      changed.push({
+        term: row.term,
+        chunk: row.chunk,
+        hex: Buffer.from(encodePostings(next)).toString('hex'),
+      });
+    }
+  }
+  if (changed.length === 0) return;
+  const input = sql`jsonb_to_recordset(${JSON.stringify(changed)}::jsonb)
+    as x(term text, chunk int, hex text)`;
+  await sql`
+    update ${table} c set data = decode(x.hex, 'hex') from ${input}
+    where ${key} and c.term = x.term and c.chunk = x.chunk and x.hex <> ''
+  `.execute(db);
+  await sql`
+    delete from ${table} c using ${input}
+    where ${key} and c.term = x.term and c.chunk = x.chunk and x.hex = ''
+  `.execute(db);
+}
+
 /**
  * Sets the status of indexed documents, keeping their postings, and moves their counts between
  * the status buckets of `search_stats` and `search_terms` (the bounds of the bucket they leave
@@ -160,7 +278,8 @@ export async function setSearchDocStatus(
   // Both address rows by the full primary key (doc_id = any(…)): never a join of the table with
   // itself, which a planner without statistics runs as a nested loop over the whole space.
   const ids = [...new Set(docIds)];
-  const result = await sql<{ changed: number }>`
+  const code = searchStatusCode(status);
+  const result = await sql<NumberedDoc>`
     with old as (
       select doc_id, status from ${docsTable}
       where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
@@ -170,22 +289,15 @@ export async function setSearchDocStatus(
       update ${docsTable} set status = ${status}
       where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
         and doc_id = any(${ids}::text[]) and status <> ${status}
-      returning doc_id, length, terms, tfs
+      returning doc_id, doc_no, length, terms, tfs
     ),
     changed as (
-      select o.status as old_status, u.doc_id, u.length, u.terms, u.tfs
+      select o.status as old_status, u.doc_id, u.doc_no, u.length, u.terms, u.tfs
       from updated u join old o on o.doc_id = u.doc_id
     ),
     vectors as (
       select c.old_status, c.doc_id, c.length, v.term, v.tf
       from changed c cross join lateral unnest(c.terms, c.tfs) as v(term, tf)
-    ),
-    postings as (
-      -- The postings carry their document's status: each one by its whole primary key.
-      update ${sql.id(schema, 'search_postings')} as p set status = ${status}
-      from vectors v
-      where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
-        and p.term = v.term and p.doc_id = v.doc_id
     ),
     terms_removed as (
       ${subtractTermCounts(
@@ -224,9 +336,11 @@ export async function setSearchDocStatus(
         doc_count = s.doc_count + excluded.doc_count,
         total_length = s.total_length + excluded.total_length
     )
-    select count(*)::int as changed from changed
+    select doc_no, terms from changed
   `.execute(db);
-  return result.rows[0]?.changed ?? 0;
+  // The postings carry their document's status: the entries of the changed documents.
+  await editPostings(db, schema, space, kind, result.rows, (p) => ({ ...p, status: code }));
+  return result.rows.length;
 }
 
 /**
@@ -250,26 +364,18 @@ export async function replaceSearchDocs(
   if (ids.length === 0) return { removed: 0, written: 0 };
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
-  const postingsTable = sql.id(schema, 'search_postings');
   const statsTable = sql.id(schema, 'search_stats');
   const termsTable = sql.id(schema, 'search_terms');
   const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}`;
-  const removed = await sql<{ removed: number; terms: string[] | null }>`
+  const removed = await sql<{ old: NumberedDoc[] | null; terms: string[] | null }>`
     with old as (
       delete from ${docsTable}
       where ${key} and doc_id = any(${ids}::text[])
-      returning doc_id, status, length, terms, tfs
+      returning doc_id, doc_no, status, length, terms, tfs
     ),
     vectors as (
       select o.doc_id, o.status, v.term
       from old o cross join lateral unnest(o.terms, o.tfs) as v(term, tf)
-    ),
-    postings as (
-      -- By the documents' own term vectors: each posting by its whole primary key.
-      delete from ${postingsTable} p
-      using vectors v
-      where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${kind}
-        and p.term = v.term and p.doc_id = v.doc_id
     ),
     terms as (
       ${subtractTermCounts(
@@ -287,28 +393,44 @@ export async function replaceSearchDocs(
       where s.tenant_id = ${tenantId} and s.space_id = ${spaceId} and s.doc_kind = ${kind}
         and s.status = o.status
     )
-    select (select count(*)::int from old) as removed,
+    select (select json_agg(json_build_object('doc_no', doc_no, 'terms', terms)) from old) as old,
       (select array_agg(distinct term) from vectors) as terms
   `.execute(db);
+  // Their postings, by the documents' own term vectors.
+  const old = removed.rows[0]?.old ?? [];
+  await editPostings(db, schema, space, kind, old, () => null);
   const written = await writeSearchDocs(db, schema, space, kind, input.docs);
   // The bounds of the term buckets the removed documents left are recomputed over what remains,
   // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.
   const touched = removed.rows[0]?.terms ?? [];
   if (touched.length > 0) {
+    const chunks = await sql<{ term: string; data: Uint8Array }>`
+      select term, data from ${sql.id(schema, 'search_posting_chunks')}
+      where ${key} and term = any(${touched}::text[])
+    `.execute(db);
+    const bounds = new Map<string, { term: string; status: string; max_tf: number; min: number }>();
+    for (const row of chunks.rows) {
+      for (const p of decodePostings(row.data)) {
+        const status = SEARCH_STATUS_CODES[p.status]!;
+        const at = `${status}|${row.term}`;
+        const ratio = p.length / p.tf;
+        const b = bounds.get(at);
+        if (!b) bounds.set(at, { term: row.term, status, max_tf: p.tf, min: ratio });
+        else {
+          b.max_tf = Math.max(b.max_tf, p.tf);
+          b.min = Math.min(b.min, ratio);
+        }
+      }
+    }
     await sql`
-      update ${termsTable} as t set max_tf = x.max_tf, min_length_per_tf = x.min_length_per_tf
-      from (
-        select term, status, max(tf) as max_tf, min(length::float8 / tf) as min_length_per_tf
-        from ${postingsTable}
-        where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
-          and term = any(${touched}::text[])
-        group by term, status
-      ) x
+      update ${termsTable} as t set max_tf = x.max_tf, min_length_per_tf = x.min
+      from jsonb_to_recordset(${JSON.stringify([...bounds.values()])}::jsonb)
+        as x(term text, status text, max_tf int, min float8)
       where t.tenant_id = ${tenantId} and t.space_id = ${spaceId} and t.doc_kind = ${kind}
         and t.term = x.term and t.status = x.status
     `.execute(db);
     await sql`delete from ${termsTable} where ${key} and df = 0`.execute(db);
   }
   await sql`delete from ${statsTable} where ${key} and doc_count = 0`.execute(db);
-  return { removed: removed.rows[0]?.removed ?? 0, written };
+  return { removed: old.length, written };
 }

@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
-import { BM25_B, BM25_K1, bm25Score, searchTerms, type RankedId } from '@stratagate/domain';
+import { BM25_B, BM25_K1, bm25TermScorer, searchTerms, type RankedId } from '@stratagate/domain';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
+import { forEachPosting, statusMask } from './packed-postings.ts';
 import {
   SEARCHABLE_EVENT_STATUSES,
   SEARCHABLE_NODE_STATUSES,
@@ -86,79 +87,138 @@ async function scopedSearch(
   offset: number,
 ): Promise<RankedId[]> {
   const { tenantId, spaceId } = q.space;
-  const docs = sql.id(schema, 'search_docs');
-  const postings = sql.id(schema, 'search_postings');
-  const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`));
-
-  // Filters on search_docs `d`, beyond the (tenant, space, kind) key.
+  const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${q.kind}`;
+  // The scope: its size and total length (for N and avgdl) and its document numbers.
   const filters: RawBuilder<unknown>[] = [];
-  if (statuses) filters.push(sql`and d.status in (${list(statuses)})`);
-  if (q.threadId !== undefined) filters.push(sql`and d.thread_id = ${q.threadId}`);
+  if (statuses) filters.push(sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`);
+  if (q.threadId !== undefined) filters.push(sql`and thread_id = ${q.threadId}`);
   if (q.docIds) {
-    filters.push(
-      // A text[] parameter keeps the planner's estimate small (a set-returning function over
-      // JSON is costed at 100 rows per call, enough to trigger JIT compilation on a server).
-      sql`and d.doc_id = any(${[...q.docIds]}::text[])`,
-    );
+    // A text[] parameter keeps the planner's estimate small (a set-returning function over
+    // JSON is costed at 100 rows per call, enough to trigger JIT compilation on a server).
+    filters.push(sql`and doc_id = any(${[...q.docIds]}::text[])`);
   }
-  const docFilter = sql.join(filters, sql` `);
-  const stats = sql`select count(*)::float8 as n, coalesce(sum(d.length), 0)::float8 as total
-    from ${docs} d
-    where d.tenant_id = ${tenantId} and d.space_id = ${spaceId} and d.doc_kind = ${q.kind}
-    ${docFilter}`;
+  const [scope, chunks] = await Promise.all([
+    sql<{ n: number; total: number; nos: number[] | null; max_no: number | null }>`
+      select count(*)::float8 as n, coalesce(sum(length), 0)::float8 as total,
+        array_agg(doc_no) as nos, max(doc_no) as max_no
+      from ${sql.id(schema, 'search_docs')}
+      where ${key} ${sql.join(filters, sql` `)}
+    `.execute(db),
+    readChunks(db, schema, key, terms),
+  ]);
+  const row = scope.rows[0];
+  const N = Number(row?.n ?? 0);
+  if (!(N > 0) || !row?.nos) return [];
+  const avgDocLength = Number(row.total) / N;
+  const inScope = new Uint8Array(Number(row.max_no) + 1);
+  for (const no of row.nos) inScope[no] = 1;
 
-  const k1 = sql`${BM25_K1}::float8`;
-  const b = sql`${BM25_B}::float8`;
-  // Code-unit order (collation "C"), as `topKSearch` and the reference ranker compare.
-  const tieBreak =
-    q.kind === 'message'
-      ? sql`created_at collate "C" desc, doc_id collate "C" asc`
-      : sql`doc_id collate "C" asc`;
+  // Each term's postings within the scope (its df there), then the sums in term order, so equal
+  // documents get bit-equal scores.
+  const byTerm = groupChunks(chunks);
+  const scores = new Map<number, number>();
+  for (const term of [...byTerm.keys()].sort(codeUnit)) {
+    const docs: number[] = [];
+    const tfs: number[] = [];
+    const lengths: number[] = [];
+    for (const data of byTerm.get(term)!) {
+      forEachPosting(data, ALL_STATUSES, (docNo, tf, length) => {
+        if (docNo >= inScope.length || inScope[docNo] === 0) return;
+        docs.push(docNo);
+        tfs.push(tf);
+        lengths.push(length);
+      });
+    }
+    if (docs.length === 0) continue;
+    const gain = bm25TermScorer({ avgDocLength, df: docs.length, N, k1: BM25_K1, b: BM25_B });
+    for (let i = 0; i < docs.length; i++) {
+      const docNo = docs[i]!;
+      scores.set(docNo, (scores.get(docNo) ?? 0) + gain(tfs[i]!, lengths[i]!));
+    }
+  }
+  return rankTop(db, schema, key, q.kind, [...scores], offset, limit);
+}
 
-  // Per-term contributions are summed in term order, so equal documents get bit-equal scores.
-  const result = await sql<{ id: string; score: number }>`
-    with matches as (
-      select p.term, p.doc_id, p.tf::float8 as tf, d.length::float8 as length, d.created_at
-      from ${postings} p
-      join ${docs} d on d.tenant_id = p.tenant_id and d.space_id = p.space_id
-        and d.doc_kind = p.doc_kind and d.doc_id = p.doc_id
-      where p.tenant_id = ${tenantId} and p.space_id = ${spaceId} and p.doc_kind = ${q.kind}
-        and p.term in (${list(terms)})
-        ${docFilter}
-    ),
-    stats as (${stats}),
-    df as (select term, count(*)::float8 as df from matches group by term),
-    scored as (
-      select m.doc_id, m.created_at,
-        sum(
-          (ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * (m.tf * (${k1} + 1)))
-          / (m.tf + ${k1} * (1 - ${b} + ${b} *
-              (case when st.total > 0 then m.length / (st.total / st.n) else 1 end)))
-          order by m.term
-        ) as score
-      from matches m
-      join df on df.term = m.term
-      cross join stats st
-      group by m.doc_id, m.created_at
-    )
-    select doc_id as id, score from scored
-    where score > 0
-    order by score desc, ${tieBreak}
-    limit ${limit} offset ${offset}
+/** Every status (the mask `forEachPosting` takes). */
+const ALL_STATUSES = statusMask(undefined);
+
+/** The packed postings of `terms` under `key` (a (tenant, space, kind) condition). */
+async function readChunks(
+  db: AnyDb,
+  schema: string,
+  key: RawBuilder<unknown>,
+  terms: readonly string[],
+): Promise<{ term: string; data: Uint8Array }[]> {
+  const rows = await sql<{ term: string; data: Uint8Array }>`
+    select term, data from ${sql.id(schema, 'search_posting_chunks')}
+    where ${key} and term in (${sql.join(terms.map((t) => sql`${t}`))})
   `.execute(db);
-  return result.rows.map((r) => ({ id: r.id, score: Number(r.score) }));
+  return rows.rows;
+}
+
+function groupChunks(rows: readonly { term: string; data: Uint8Array }[]) {
+  const byTerm = new Map<string, Uint8Array[]>();
+  for (const row of rows) {
+    const list = byTerm.get(row.term);
+    if (list) list.push(row.data);
+    else byTerm.set(row.term, [row.data]);
+  }
+  return byTerm;
+}
+
+/**
+ * The page [offset, offset + limit) of `scored` (document number → final score), scores > 0 only,
+ * best first; ties: messages newer `created_at` first then id, other kinds by id (code-unit
+ * order). Reads the ids (and creation times) of the k best and every document tied with the
+ * k-th, which the tie-break decides among; `known` holds those already read.
+ */
+async function rankTop(
+  db: AnyDb,
+  schema: string,
+  key: RawBuilder<unknown>,
+  kind: SearchDocKind,
+  scored: [number, number][],
+  offset: number,
+  limit: number,
+  known: Map<number, { id: string; createdAt: string }> = new Map(),
+): Promise<RankedId[]> {
+  const k = offset + limit;
+  scored.sort((a, b) => b[1] - a[1]);
+  const cut = scored.length > k ? scored[k - 1]![1] : -Infinity;
+  const top = scored.filter(([, score]) => score >= cut && score > 0);
+  const missing = top.map(([no]) => no).filter((no) => !known.has(no));
+  if (missing.length > 0) {
+    const rows = await sql<{ doc_no: number; doc_id: string; created_at: string }>`
+      select doc_no, doc_id, created_at from ${sql.id(schema, 'search_docs')}
+      where ${key} and doc_no = any(${missing}::int[])
+    `.execute(db);
+    for (const row of rows.rows)
+      known.set(row.doc_no, { id: row.doc_id, createdAt: row.created_at });
+  }
+  const ranked = top.flatMap(([no, score]) => {
+    const doc = known.get(no);
+    return doc ? [{ ...doc, score }] : [];
+  });
+  const tieBreak =
+    kind === 'message'
+      ? (a: { id: string; createdAt: string }, b: { id: string; createdAt: string }) =>
+          a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : codeUnit(a.id, b.id)
+      : (a: { id: string }, b: { id: string }) => codeUnit(a.id, b.id);
+  ranked.sort((a, b) => (a.score !== b.score ? b.score - a.score : tieBreak(a, b)));
+  return ranked.slice(offset, offset + limit).map(({ id, score }) => ({ id, score }));
 }
 
 /** Documents completed from their term vectors per round trip. */
 const SCORE_CHUNK = 500;
 /**
- * What completing one document from its term vector counts as, in postings read. On Postgres at
- * 100k events one completion took about 44 µs and one posting about 2.4 µs (a ratio near 18),
- * before the covering key's index-only reads; 8 was the value measured in the benchmark.
+ * Cost model of `topKSearch`. `docCost`: what completing one document from its term vector counts
+ * as, in postings read; packed postings decode in well under a microsecond each, while a
+ * completion is a row with the document's whole term vector (tens of microseconds; ADR 0017).
+ * `postingsBatch`: rare terms are read together while their postings add up to at most this many,
+ * so most queries read every term they need in one round trip. Mutable so that tests can exercise
+ * the skipping of frequent terms on a small corpus.
  */
-const DOC_COST = 8;
-/** Rare terms are read together while their postings add up to at most this many. */
-const POSTINGS_BATCH = 4_000;
+export const TOP_K_TUNING = { docCost: 64, postingsBatch: 32_000 };
 /** Relative slack on bound comparisons, so float rounding never prunes a document that ties. */
 const SLACK = 1e-9;
 
@@ -167,6 +227,8 @@ interface TermBound {
   df: number;
   /** The most one document can get from this term (at max_tf and min_length_per_tf). */
   upper: number;
+  /** This term's contribution as a function of (tf, length). */
+  gain: (tf: number, length: number) => number;
 }
 
 /**
@@ -184,7 +246,8 @@ interface TermBound {
  * leave documents that it could still lift into the top k.
  *
  * Every score is summed in one order (the terms by bound), so equal documents get bit-equal
- * scores whichever way they were completed.
+ * scores whichever way they were completed. Partial scores live in arrays indexed by document
+ * number (ADR 0017).
  */
 async function topKSearch(
   db: AnyDb,
@@ -210,14 +273,18 @@ async function topKSearch(
     const statusFilter = statuses
       ? sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`
       : sql``;
+    const mask = statusMask(statuses);
     const facts = await sql<{
       term: string | null;
       df: number;
       max_tf: number;
       min_length_per_tf: number;
     }>`
+      -- The totals row (term null): N, total length, and the next document number.
       select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
-        coalesce(sum(total_length), 0)::float8 as max_tf, 0::float8 as min_length_per_tf
+        coalesce(sum(total_length), 0)::float8 as max_tf,
+        (select coalesce(max(next_no), 0) from ${sql.id(schema, 'search_doc_numbers')}
+          where ${key})::float8 as min_length_per_tf
       from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
       union all
       select term, sum(df)::float8, max(max_tf)::float8, min(min_length_per_tf)::float8
@@ -230,25 +297,16 @@ async function topKSearch(
     const N = Number(totals?.df ?? 0);
     if (!(N > 0)) return [];
     const avgDocLength = Number(totals?.max_tf ?? 0) / N;
-    const contribution = (tf: number, docLength: number, df: number) =>
-      bm25Score({ tf, docLength, avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
+    const numbers = Number(totals?.min_length_per_tf ?? 0);
 
-    const bounds: TermBound[] = facts.rows.flatMap((r) =>
-      r.term === null
-        ? []
-        : [
-            {
-              term: r.term,
-              df: Number(r.df),
-              // idf·(k1+1)/(1 + k1(1−b)/tf + k1·b·(length/tf)/avgdl) at its best case.
-              upper: contribution(
-                Number(r.max_tf),
-                Number(r.min_length_per_tf) * Number(r.max_tf),
-                Number(r.df),
-              ),
-            },
-          ],
-    );
+    const bounds: TermBound[] = facts.rows.flatMap((r) => {
+      if (r.term === null) return [];
+      const df = Number(r.df);
+      const gain = bm25TermScorer({ avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
+      const maxTf = Number(r.max_tf);
+      // idf·(k1+1)/(1 + k1(1−b)/tf + k1·b·(length/tf)/avgdl) at its best case.
+      return [{ term: r.term, df, upper: gain(maxTf, Number(r.min_length_per_tf) * maxTf), gain }];
+    });
     if (bounds.length === 0) return [];
     counts.terms = bounds.length;
     bounds.sort((a, b) => b.upper - a.upper || (a.term < b.term ? -1 : 1));
@@ -258,17 +316,23 @@ async function topKSearch(
 
     const k = offset + limit;
     /** Exact contributions of the terms read so far (a lower bound of the final score). */
-    const partial = new Map<string, number>();
-    /** Documents completed from their term vectors: final scores. */
-    const final = new Map<string, number>();
-    const createdAt = new Map<string, string>();
+    const partial = new Float64Array(numbers);
+    /** The documents with a partial score, in the order first seen. */
+    const seen: number[] = [];
+    const isSeen = new Uint8Array(numbers);
+    /** Documents completed from their term vectors. */
+    const completed = new Set<number>();
+    const known = new Map<number, { id: string; createdAt: string }>();
     let theta = 0;
     const reaches = (bound: number) => bound * (1 + SLACK) >= theta;
+    const scores = function* () {
+      for (const no of seen) yield partial[no]!;
+    };
 
     /** Documents the unread terms could still lift to θ (they need completing). */
     const toComplete = () => {
       let n = 0;
-      for (const score of partial.values()) if (reaches(score + rest[e]!)) n++;
+      for (const no of seen) if (reaches(partial[no]! + rest[e]!)) n++;
       return n;
     };
     let e = 0;
@@ -276,106 +340,90 @@ async function topKSearch(
       e < bounds.length &&
       // Unseen documents could still reach θ, or reading the next term is cheaper than
       // completing every document that could.
-      (reaches(rest[e]!) || toComplete() * DOC_COST > bounds[e]!.df)
+      (reaches(rest[e]!) || toComplete() * TOP_K_TUNING.docCost > bounds[e]!.df)
     ) {
       // The next term, with the following ones while their postings stay few.
       const batch = [bounds[e]!];
       let postings = bounds[e]!.df;
       e++;
-      while (e < bounds.length && postings + bounds[e]!.df <= POSTINGS_BATCH) {
+      while (e < bounds.length && postings + bounds[e]!.df <= TOP_K_TUNING.postingsBatch) {
         postings += bounds[e]!.df;
         batch.push(bounds[e]!);
         e++;
       }
-      const rows = await sql<{ term: string; doc_id: string; tf: number; length: number }>`
-        select term, doc_id, tf, length from ${sql.id(schema, 'search_postings')}
-        where ${key} and term in (${sql.join(batch.map((t) => sql`${t.term}`))}) ${statusFilter}
-      `.execute(db);
-      counts.postingsRead += rows.rows.length;
+      const byTerm = groupChunks(
+        await readChunks(
+          db,
+          schema,
+          key,
+          batch.map((t) => t.term),
+        ),
+      );
       counts.termsRead += batch.length;
       // Term by term in bound order, so every document's sum runs in the same order.
-      const byTerm = new Map<string, { doc_id: string; tf: number; length: number }[]>();
-      for (const row of rows.rows) {
-        const list = byTerm.get(row.term);
-        if (list) list.push(row);
-        else byTerm.set(row.term, [row]);
-      }
       for (const t of batch) {
-        for (const row of byTerm.get(t.term) ?? []) {
-          const gain = contribution(row.tf, row.length, t.df);
-          partial.set(row.doc_id, (partial.get(row.doc_id) ?? 0) + gain);
+        const gain = t.gain;
+        for (const data of byTerm.get(t.term) ?? []) {
+          counts.postingsRead += forEachPosting(data, mask, (docNo, tf, length) => {
+            if (docNo >= numbers) return; // numbered after the totals were read
+            if (isSeen[docNo] === 0) {
+              isSeen[docNo] = 1;
+              seen.push(docNo);
+            }
+            partial[docNo] = partial[docNo]! + gain(tf, length);
+          });
         }
       }
       // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
-      theta = kthLargest(partial.values(), k, theta);
+      theta = kthLargest(scores(), k, theta);
     }
 
-    let ranked: [string, number][];
-    if (e === bounds.length) {
-      // Every term read: the partial scores are final.
-      ranked = [...partial];
-    } else {
+    if (e < bounds.length) {
       // Complete the documents that the unread terms could still lift to θ, best first.
       const unread = bounds.slice(e);
-      const order = [...partial].sort((a, b) => b[1] - a[1]);
+      const order = [...seen].sort((a, b) => partial[b]! - partial[a]!);
       let i = 0;
-      while (i < order.length && reaches(order[i]![1] + rest[e]!)) {
-        const chunk: string[] = [];
-        while (i < order.length && chunk.length < SCORE_CHUNK && reaches(order[i]![1] + rest[e]!)) {
-          chunk.push(order[i]![0]);
+      while (i < order.length && reaches(partial[order[i]!]! + rest[e]!)) {
+        const chunk: number[] = [];
+        while (
+          i < order.length &&
+          chunk.length < SCORE_CHUNK &&
+          reaches(partial[order[i]!]! + rest[e]!)
+        ) {
+          chunk.push(order[i]!);
           i++;
         }
         const docs = await sql<{
+          doc_no: number;
           doc_id: string;
           created_at: string;
           length: number;
           terms: string[];
           tfs: number[];
         }>`
-          select doc_id, created_at, length, terms, tfs from ${sql.id(schema, 'search_docs')}
-          where ${key} and doc_id = any(${chunk}::text[])
+          select doc_no, doc_id, created_at, length, terms, tfs
+          from ${sql.id(schema, 'search_docs')}
+          where ${key} and doc_no = any(${chunk}::int[])
         `.execute(db);
         counts.docsScored += docs.rows.length;
         for (const doc of docs.rows) {
           const tfOf = new Map(doc.terms.map((term, j) => [term, doc.tfs[j]!]));
-          let score = partial.get(doc.doc_id) ?? 0;
+          let score = partial[doc.doc_no]!;
           for (const t of unread) {
             const tf = tfOf.get(t.term);
-            if (tf !== undefined) score += contribution(tf, doc.length, t.df);
+            if (tf !== undefined) score += t.gain(tf, doc.length);
           }
-          final.set(doc.doc_id, score);
-          createdAt.set(doc.doc_id, doc.created_at);
-          partial.set(doc.doc_id, score);
+          partial[doc.doc_no] = score;
+          completed.add(doc.doc_no);
+          known.set(doc.doc_no, { id: doc.doc_id, createdAt: doc.created_at });
         }
-        theta = kthLargest(partial.values(), k, theta);
-      }
-      ranked = [...final];
-    }
-
-    // The k best, and every document tied with the k-th (the tie-break decides among them).
-    ranked.sort((a, b) => b[1] - a[1]);
-    const cut = ranked.length > k ? ranked[k - 1]![1] : -Infinity;
-    const top = ranked.filter(([, score]) => score >= cut && score > 0);
-    if (kind === 'message') {
-      const missing = top.map(([id]) => id).filter((id) => !createdAt.has(id));
-      if (missing.length > 0) {
-        const rows = await sql<{ doc_id: string; created_at: string }>`
-          select doc_id, created_at from ${sql.id(schema, 'search_docs')}
-          where ${key} and doc_id = any(${missing}::text[])
-        `.execute(db);
-        for (const row of rows.rows) createdAt.set(row.doc_id, row.created_at);
+        theta = kthLargest(scores(), k, theta);
       }
     }
-    const tieBreak =
-      kind === 'message'
-        ? (a: string, b: string) => {
-            const ca = createdAt.get(a) ?? '';
-            const cb = createdAt.get(b) ?? '';
-            return ca > cb ? -1 : ca < cb ? 1 : codeUnit(a, b);
-          }
-        : codeUnit;
-    top.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : tieBreak(a[0], b[0])));
-    return top.slice(offset, offset + limit).map(([id, score]) => ({ id, score }));
+    // Every term read: the partial scores are final; otherwise the completed ones are.
+    const ranked: [number, number][] = [];
+    for (const no of e === bounds.length ? seen : completed) ranked.push([no, partial[no]!]);
+    return rankTop(db, schema, key, kind, ranked, offset, limit, known);
   }
 }
 

@@ -70,7 +70,7 @@ async function dumpKind(db: AnyDb, schema: string, kind: string) {
     const rows = await sql<Record<string, unknown>>`
       select * from ${sql.id(schema, table)} where doc_kind = ${kind}
       order by ${sql.join(keys.map((k) => sql.ref(k)))}`.execute(db);
-    out[table] = rows.rows.map((r) => ({
+    out[table] = rows.rows.map(({ doc_no: _n, ...r }) => ({
       ...r,
       // bigint columns come back as strings from a server and as numbers from PGlite.
       ...('doc_count' in r ? { doc_count: Number(r.doc_count) } : {}),

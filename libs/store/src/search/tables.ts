@@ -3,11 +3,16 @@
  * projector, so that a query reads only the postings of its own terms.
  *
  * - `search_docs`: one row per indexed document (a sealed L5 message, a memory event, or a visible
- *   knowledge-graph node) with its weighted length (MM-RET-1 field repetition) and what scope
- *   filters need.
- * - `search_postings`: weighted term frequency per (term, document), as `docTermFrequencies`,
- *   with a copy of the document's length and status (kept in step by the status moves), so the
- *   postings of a term give each document's exact contribution and the status filter directly.
+ *   knowledge-graph node) with its weighted length (MM-RET-1 field repetition), what scope filters
+ *   need, and its number (`doc_no`, unique per (tenant, space, kind), never reused; numbers come
+ *   from `search_doc_numbers`).
+ * - `search_posting_chunks`: the postings packed as bytes, one row per term and range of document
+ *   numbers (ADR 0017, `packed-postings.ts`). An entry carries the document's number, the
+ *   weighted term frequency (`docTermFrequencies`), and a copy of the document's length and status
+ *   (kept in step by the status moves), so the postings of a term give each document's exact
+ *   contribution and the status filter directly.
+ * - `search_postings`: a view of the packed postings one row each, by document id (dumps,
+ *   inspection and tests; queries read the chunks).
  * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
  *   by the maintenance functions, so an unscoped query needs no pass over the documents.
  * - `search_terms`: per (term, status) the exact document frequency, and the largest term
@@ -50,6 +55,8 @@ export interface SearchDocRow {
   space_id: string;
   doc_kind: SearchDocKind;
   doc_id: string;
+  /** The document's number: where its postings are in the chunks (ADR 0017). */
+  doc_no: number;
   thread_id: string | null;
   block_id: string | null;
   length: number;
@@ -60,6 +67,7 @@ export interface SearchDocRow {
   tfs: number[];
 }
 
+/** A row of the `search_postings` view: one posting, decoded from its chunk. */
 export interface SearchPostingRow {
   tenant_id: string;
   space_id: string;
@@ -70,6 +78,24 @@ export interface SearchPostingRow {
   /** The document's length and status, copied so a posting alone gives its exact score. */
   length: number;
   status: string;
+}
+
+/** Packed postings of one term for the document numbers [chunk·512, (chunk+1)·512). */
+export interface SearchPostingChunkRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  term: string;
+  chunk: number;
+  data: Uint8Array;
+}
+
+/** The next document number of a (tenant, space, kind). */
+export interface SearchDocNumberRow {
+  tenant_id: string;
+  space_id: string;
+  doc_kind: SearchDocKind;
+  next_no: number;
 }
 
 export interface SearchStatRow {
@@ -103,14 +129,27 @@ export interface SearchTermRow {
 export interface SearchIndexTables {
   search_docs: SearchDocRow;
   search_postings: SearchPostingRow;
+  search_posting_chunks: SearchPostingChunkRow;
+  search_doc_numbers: SearchDocNumberRow;
   search_stats: SearchStatRow;
   search_terms: SearchTermRow;
 }
 
-/** Tables in dump order with their key columns (same shape as READ_MODEL_TABLES). */
-export const SEARCH_INDEX_TABLES: Record<keyof SearchIndexTables, string[]> = {
+/**
+ * Tables in dump order with their key columns (same shape as READ_MODEL_TABLES). The postings are
+ * dumped through the `search_postings` view, and document numbers (`DUMP_OMITTED_COLUMNS`) are
+ * left out: they depend on the order in which writers got their numbers (racing lane slices, a
+ * migrated schema), while the index they describe is the same.
+ */
+export const SEARCH_INDEX_TABLES: Record<
+  Exclude<keyof SearchIndexTables, 'search_posting_chunks' | 'search_doc_numbers'>,
+  string[]
+> = {
   search_docs: ['tenant_id', 'space_id', 'doc_kind', 'doc_id'],
   search_postings: ['tenant_id', 'space_id', 'doc_kind', 'term', 'doc_id'],
   search_stats: ['tenant_id', 'space_id', 'doc_kind', 'status'],
   search_terms: ['tenant_id', 'space_id', 'doc_kind', 'term', 'status'],
 };
+
+/** Columns left out of read-model dumps (see SEARCH_INDEX_TABLES). */
+export const DUMP_OMITTED_COLUMNS: readonly string[] = ['applied_position', 'doc_no'];
