@@ -299,10 +299,11 @@ export function searchMarkdown(r: SearchBenchResult, command: string): string {
 
 function describe(sql: string): string {
   if (/search_terms/.test(sql)) return 'term statistics and bounds (`searchIndex`)';
-  if (/terms, tfs from/.test(sql)) return 'candidates scored (`searchIndex`)';
-  if (/search_postings/.test(sql) && /group by/.test(sql))
-    return 'BM25 over scoped postings (`searchIndex`)';
-  if (/search_postings/.test(sql)) return 'postings of the rare terms (`searchIndex`)';
+  if (/terms, tfs\s+from/.test(sql)) return 'candidates scored (`searchIndex`)';
+  if (/array_agg\(doc_no\)/.test(sql)) return 'scope of a scoped search (`searchIndex`)';
+  if (/search_posting_chunks/.test(sql))
+    return 'packed postings of the query terms (`searchIndex`)';
+  if (/doc_no, doc_id, created_at from/.test(sql)) return 'ids of the top k (`searchIndex`)';
   if (/pinned/.test(sql)) return 'recall: pinned and safety events';
   if (/from "rm_v1"\."memory_events"/.test(sql)) return 'memory-event rows';
   if (/from "rm_v1"\."blocks"/.test(sql)) return "thread's blocks";

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { BM25_B, BM25_K1, bm25TermScorer, searchTerms, type RankedId } from '@stratagate/domain';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
-import { forEachPosting, statusMask } from './packed-postings.ts';
+import { accumulatePostings, forEachPosting, statusMask } from './packed-postings.ts';
 import {
   SEARCHABLE_EVENT_STATUSES,
   SEARCHABLE_NODE_STATUSES,
@@ -116,7 +116,9 @@ async function scopedSearch(
   // Each term's postings within the scope (its df there), then the sums in term order, so equal
   // documents get bit-equal scores.
   const byTerm = groupChunks(chunks);
-  const scores = new Map<number, number>();
+  const scores = new Float64Array(inScope.length);
+  const isSeen = new Uint8Array(inScope.length);
+  const seen: number[] = [];
   for (const term of [...byTerm.keys()].sort(codeUnit)) {
     const docs: number[] = [];
     const tfs: number[] = [];
@@ -133,10 +135,14 @@ async function scopedSearch(
     const gain = bm25TermScorer({ avgDocLength, df: docs.length, N, k1: BM25_K1, b: BM25_B });
     for (let i = 0; i < docs.length; i++) {
       const docNo = docs[i]!;
-      scores.set(docNo, (scores.get(docNo) ?? 0) + gain(tfs[i]!, lengths[i]!));
+      if (isSeen[docNo] === 0) {
+        isSeen[docNo] = 1;
+        seen.push(docNo);
+      }
+      scores[docNo] = scores[docNo]! + gain(tfs[i]!, lengths[i]!);
     }
   }
-  return rankTop(db, schema, key, q.kind, [...scores], offset, limit);
+  return rankTop(db, schema, key, q.kind, seen, scores, offset, limit);
 }
 
 /** Every status (the mask `forEachPosting` takes). */
@@ -167,7 +173,8 @@ function groupChunks(rows: readonly { term: string; data: Uint8Array }[]) {
 }
 
 /**
- * The page [offset, offset + limit) of `scored` (document number → final score), scores > 0 only,
+ * The page [offset, offset + limit) of the documents `final` by their `scores` (indexed by
+ * document number), scores > 0 only,
  * best first; ties: messages newer `created_at` first then id, other kinds by id (code-unit
  * order). Reads the ids (and creation times) of the k best and every document tied with the
  * k-th, which the tie-break decides among; `known` holds those already read.
@@ -177,15 +184,19 @@ async function rankTop(
   schema: string,
   key: RawBuilder<unknown>,
   kind: SearchDocKind,
-  scored: [number, number][],
+  final: readonly number[],
+  scores: Float64Array,
   offset: number,
   limit: number,
   known: Map<number, { id: string; createdAt: string }> = new Map(),
 ): Promise<RankedId[]> {
-  const k = offset + limit;
-  scored.sort((a, b) => b[1] - a[1]);
-  const cut = scored.length > k ? scored[k - 1]![1] : -Infinity;
-  const top = scored.filter(([, score]) => score >= cut && score > 0);
+  // The k-th best score (every document when there are fewer than k).
+  const cut = kthLargest(final, scores, offset + limit, -Infinity);
+  const top: [number, number][] = [];
+  for (const no of final) {
+    const score = scores[no]!;
+    if (score >= cut && score > 0) top.push([no, score]);
+  }
   const missing = top.map(([no]) => no).filter((no) => !known.has(no));
   if (missing.length > 0) {
     const rows = await sql<{ doc_no: number; doc_id: string; created_at: string }>`
@@ -274,32 +285,58 @@ async function topKSearch(
       ? sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`
       : sql``;
     const mask = statusMask(statuses);
+    const terms = sql.join(queryTerms.map((t) => sql`${t}`));
+    // One round trip for the statistics and the chunks of the rarest terms: those whose document
+    // frequencies, rarest first, add up to one batch of postings (most of what the first read of
+    // MaxScore takes; a term it reads that is not among them is read then).
     const facts = await sql<{
       term: string | null;
-      df: number;
+      df: number | null;
       max_tf: number;
       min_length_per_tf: number;
+      data: Uint8Array | null;
     }>`
-      -- The totals row (term null): N, total length, and the next document number.
+      with terms as (
+        select term, sum(df)::float8 as df, max(max_tf)::float8 as max_tf,
+          min(min_length_per_tf)::float8 as min_length_per_tf
+        from ${sql.id(schema, 'search_terms')}
+        where ${key} and term in (${terms}) ${statusFilter}
+        group by term
+        having sum(df) > 0
+      ),
+      rare as (
+        select term from (select term, sum(df) over (order by df, term) as running from terms) r
+        where running <= ${TOP_K_TUNING.postingsBatch}
+      )
+      -- The totals row (term and data null): N, total length, and the next document number.
       select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
         coalesce(sum(total_length), 0)::float8 as max_tf,
         (select coalesce(max(next_no), 0) from ${sql.id(schema, 'search_doc_numbers')}
-          where ${key})::float8 as min_length_per_tf
+          where ${key})::float8 as min_length_per_tf, null::bytea as data
       from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
       union all
-      select term, sum(df)::float8, max(max_tf)::float8, min(min_length_per_tf)::float8
-      from ${sql.id(schema, 'search_terms')}
-      where ${key} and term in (${sql.join(queryTerms.map((t) => sql`${t}`))}) ${statusFilter}
-      group by term
-      having sum(df) > 0
+      select term, df, max_tf, min_length_per_tf, null from terms
+      union all
+      -- Chunk rows: df null.
+      select term, null, null, null, data from ${sql.id(schema, 'search_posting_chunks')}
+      where ${key} and term in (select term from rare)
     `.execute(db);
-    const totals = facts.rows.find((r) => r.term === null);
+    const prefetched = groupChunks(
+      facts.rows.flatMap((r) =>
+        r.df === null && r.term !== null && r.data ? [{ term: r.term, data: r.data }] : [],
+      ),
+    );
+    const fetched = new Set(
+      facts.rows.flatMap((r) => (r.df === null && r.term !== null ? [r.term] : [])),
+    );
+    const factRows = facts.rows.filter((r) => r.df !== null);
+    const totals = factRows.find((r) => r.term === null);
     const N = Number(totals?.df ?? 0);
     if (!(N > 0)) return [];
     const avgDocLength = Number(totals?.max_tf ?? 0) / N;
     const numbers = Number(totals?.min_length_per_tf ?? 0);
 
-    const bounds: TermBound[] = facts.rows.flatMap((r) => {
+    const bounds: TermBound[] = factRows.flatMap((r) => {
       if (r.term === null) return [];
       const df = Number(r.df);
       const gain = bm25TermScorer({ avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
@@ -325,9 +362,6 @@ async function topKSearch(
     const known = new Map<number, { id: string; createdAt: string }>();
     let theta = 0;
     const reaches = (bound: number) => bound * (1 + SLACK) >= theta;
-    const scores = function* () {
-      for (const no of seen) yield partial[no]!;
-    };
 
     /** Documents the unread terms could still lift to θ (they need completing). */
     const toComplete = () => {
@@ -351,37 +385,30 @@ async function topKSearch(
         batch.push(bounds[e]!);
         e++;
       }
-      const byTerm = groupChunks(
-        await readChunks(
-          db,
-          schema,
-          key,
-          batch.map((t) => t.term),
-        ),
-      );
+      // Terms whose chunks came with the statistics are not read again. (A rare term with no
+      // chunk row cannot exist: df > 0 means it has postings.)
+      const missing = batch.filter((t) => !fetched.has(t.term)).map((t) => t.term);
+      const byTerm =
+        missing.length === 0 ? prefetched : groupChunks(await readChunks(db, schema, key, missing));
       counts.termsRead += batch.length;
       // Term by term in bound order, so every document's sum runs in the same order.
+      // (Documents numbered after the totals were read are past the end of `partial`: skipped.)
       for (const t of batch) {
-        const gain = t.gain;
-        for (const data of byTerm.get(t.term) ?? []) {
-          counts.postingsRead += forEachPosting(data, mask, (docNo, tf, length) => {
-            if (docNo >= numbers) return; // numbered after the totals were read
-            if (isSeen[docNo] === 0) {
-              isSeen[docNo] = 1;
-              seen.push(docNo);
-            }
-            partial[docNo] = partial[docNo]! + gain(tf, length);
-          });
+        for (const data of byTerm.get(t.term) ?? prefetched.get(t.term) ?? []) {
+          counts.postingsRead += accumulatePostings(data, mask, t.gain, partial, isSeen, seen);
         }
       }
       // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
-      theta = kthLargest(scores(), k, theta);
+      theta = kthLargest(seen, partial, k, theta);
     }
 
     if (e < bounds.length) {
       // Complete the documents that the unread terms could still lift to θ, best first.
       const unread = bounds.slice(e);
-      const order = [...seen].sort((a, b) => partial[b]! - partial[a]!);
+      // θ only rises, so a document that cannot reach it now never will.
+      const order = seen
+        .filter((no) => reaches(partial[no]! + rest[e]!))
+        .sort((a, b) => partial[b]! - partial[a]!);
       let i = 0;
       while (i < order.length && reaches(partial[order[i]!]! + rest[e]!)) {
         const chunk: number[] = [];
@@ -417,25 +444,27 @@ async function topKSearch(
           completed.add(doc.doc_no);
           known.set(doc.doc_no, { id: doc.doc_id, createdAt: doc.created_at });
         }
-        theta = kthLargest(scores(), k, theta);
+        theta = kthLargest(seen, partial, k, theta);
       }
     }
     // Every term read: the partial scores are final; otherwise the completed ones are.
-    const ranked: [number, number][] = [];
-    for (const no of e === bounds.length ? seen : completed) ranked.push([no, partial[no]!]);
-    return rankTop(db, schema, key, kind, ranked, offset, limit, known);
+    const final = e === bounds.length ? seen : [...completed];
+    return rankTop(db, schema, key, kind, final, partial, offset, limit, known);
   }
 }
 
 /**
- * The k-th largest of `values`, known to be at least `floor` (returned when fewer than k values
- * reach it, so 0 for fewer than k values at floor 0): only the values ≥ floor are copied, then
- * quickselect.
+ * The k-th largest of `scores[no]` over the documents `nos`, known to be at least `floor`
+ * (returned when fewer than k scores reach it, so 0 for fewer than k scores at floor 0): only the
+ * scores ≥ floor are copied, then quickselect.
  */
-function kthLargest(values: Iterable<number>, k: number, floor = 0): number {
-  if (k <= 0) return 0;
+function kthLargest(nos: readonly number[], scores: Float64Array, k: number, floor = 0): number {
+  if (k <= 0) return floor;
   const kept: number[] = [];
-  for (const v of values) if (v >= floor) kept.push(v);
+  for (const no of nos) {
+    const v = scores[no]!;
+    if (v >= floor) kept.push(v);
+  }
   if (kept.length < k) return floor;
   const a = Float64Array.from(kept);
   let lo = 0;
