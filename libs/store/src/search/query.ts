@@ -31,7 +31,7 @@ export interface SearchIndexQuery {
 
 /** What one search read: postings, and documents scored from their term vectors. */
 export interface SearchWork {
-  /** `top-k` (unscoped, MaxScore) or `scoped` (one SQL statement over the scoped postings). */
+  /** `top-k` (unscoped, MaxScore) or `scoped` (the scope's documents and the terms' chunks). */
   plan?: 'top-k' | 'scoped';
   /** Postings read (top-k only). */
   postingsRead?: number;
@@ -52,8 +52,8 @@ export interface SearchWork {
  * The unscoped case (statuses only) is an exact top-k search (`topKSearch`): term statistics
  * from `search_terms` give every term's idf and score bound, so it reads the postings of the
  * rare terms and scores only the documents that can still make the top k. A thread or document
- * scope changes N and df, which the statistics do not know, so a scoped search counts them in
- * one SQL statement over the scoped postings (`scopedSearch`).
+ * scope changes N and df, which the statistics do not know, so a scoped search reads the scope's
+ * document numbers and the query terms' chunks and counts them in TypeScript (`scopedSearch`).
  */
 export async function searchIndex(
   db: AnyDb,
@@ -174,9 +174,8 @@ function groupChunks(rows: readonly { term: string; data: Uint8Array }[]) {
 
 /**
  * The page [offset, offset + limit) of the documents `final` by their `scores` (indexed by
- * document number), scores > 0 only,
- * best first; ties: messages newer `created_at` first then id, other kinds by id (code-unit
- * order). Reads the ids (and creation times) of the k best and every document tied with the
+ * document number), scores > 0 only, best first; ties: messages newer `created_at` first then
+ * id, other kinds by id (code-unit order). Reads the ids (and creation times) of the k best and every document tied with the
  * k-th, which the tie-break decides among; `known` holds those already read.
  */
 async function rankTop(
@@ -290,10 +289,12 @@ async function topKSearch(
     // frequencies, rarest first, add up to one batch of postings (most of what the first read of
     // MaxScore takes; a term it reads that is not among them is read then).
     const facts = await sql<{
+      row: 'totals' | 'term' | 'chunk';
       term: string | null;
       df: number | null;
-      max_tf: number;
-      min_length_per_tf: number;
+      max_tf: number | null;
+      min_length_per_tf: number | null;
+      next_no: number | null;
       data: Uint8Array | null;
     }>`
       with terms as (
@@ -308,36 +309,32 @@ async function topKSearch(
         select term from (select term, sum(df) over (order by df, term) as running from terms) r
         where running <= ${TOP_K_TUNING.postingsBatch}
       )
-      -- The totals row (term and data null): N, total length, and the next document number.
-      select null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
-        coalesce(sum(total_length), 0)::float8 as max_tf,
+      -- N (df), the total length (max_tf) and the next document number.
+      select 'totals' as row, null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
+        coalesce(sum(total_length), 0)::float8 as max_tf, null::float8 as min_length_per_tf,
         (select coalesce(max(next_no), 0) from ${sql.id(schema, 'search_doc_numbers')}
-          where ${key})::float8 as min_length_per_tf, null::bytea as data
+          where ${key}) as next_no, null::bytea as data
       from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
       union all
-      select term, df, max_tf, min_length_per_tf, null from terms
+      select 'term', term, df, max_tf, min_length_per_tf, null, null from terms
       union all
-      -- Chunk rows: df null.
-      select term, null, null, null, data from ${sql.id(schema, 'search_posting_chunks')}
+      select 'chunk', term, null, null, null, null, data
+      from ${sql.id(schema, 'search_posting_chunks')}
       where ${key} and term in (select term from rare)
     `.execute(db);
     const prefetched = groupChunks(
       facts.rows.flatMap((r) =>
-        r.df === null && r.term !== null && r.data ? [{ term: r.term, data: r.data }] : [],
+        r.row === 'chunk' && r.term !== null && r.data ? [{ term: r.term, data: r.data }] : [],
       ),
     );
-    const fetched = new Set(
-      facts.rows.flatMap((r) => (r.df === null && r.term !== null ? [r.term] : [])),
-    );
-    const factRows = facts.rows.filter((r) => r.df !== null);
-    const totals = factRows.find((r) => r.term === null);
+    const totals = facts.rows.find((r) => r.row === 'totals');
     const N = Number(totals?.df ?? 0);
     if (!(N > 0)) return [];
     const avgDocLength = Number(totals?.max_tf ?? 0) / N;
-    const numbers = Number(totals?.min_length_per_tf ?? 0);
+    const numbers = Number(totals?.next_no ?? 0);
 
-    const bounds: TermBound[] = factRows.flatMap((r) => {
-      if (r.term === null) return [];
+    const bounds: TermBound[] = facts.rows.flatMap((r) => {
+      if (r.row !== 'term' || r.term === null) return [];
       const df = Number(r.df);
       const gain = bm25TermScorer({ avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
       const maxTf = Number(r.max_tf);
@@ -385,16 +382,18 @@ async function topKSearch(
         batch.push(bounds[e]!);
         e++;
       }
-      // Terms whose chunks came with the statistics are not read again. (A rare term with no
-      // chunk row cannot exist: df > 0 means it has postings.)
-      const missing = batch.filter((t) => !fetched.has(t.term)).map((t) => t.term);
-      const byTerm =
-        missing.length === 0 ? prefetched : groupChunks(await readChunks(db, schema, key, missing));
+      // Terms whose chunks came with the statistics are not read again. (A term with df > 0
+      // has postings, so it has chunks.)
+      const missing = batch.filter((t) => !prefetched.has(t.term)).map((t) => t.term);
+      const read =
+        missing.length === 0
+          ? new Map<string, Uint8Array[]>()
+          : groupChunks(await readChunks(db, schema, key, missing));
       counts.termsRead += batch.length;
       // Term by term in bound order, so every document's sum runs in the same order.
       // (Documents numbered after the totals were read are past the end of `partial`: skipped.)
       for (const t of batch) {
-        for (const data of byTerm.get(t.term) ?? prefetched.get(t.term) ?? []) {
+        for (const data of prefetched.get(t.term) ?? read.get(t.term) ?? []) {
           counts.postingsRead += accumulatePostings(data, mask, t.gain, partial, isSeen, seen);
         }
       }

@@ -489,26 +489,41 @@ describe(`search index: exact top k without reading every posting (${describeBac
     await database?.close();
   });
 
-  it('returns exactly the reference top k (pages too), reading every term once in one round trip', async () => {
-    const vectors = messages.map((m) => docTermFrequencies(m.fields).terms);
+  /**
+   * Query `i` of the set over the messages, one page of it (limits 1–20, every fifth from offset
+   * 3), checked against the reference ranker. Returns what the search read, how many postings
+   * the query's terms have, and how many documents match.
+   */
+  async function searchPage(i: number, query: string) {
+    const expected = reference('message', query, messages);
+    const limit = [1, 5, 10, 20][i % 4]!;
+    const offset = i % 5 === 0 ? 3 : 0;
+    const work: SearchWork = {};
+    const actual = await searchIndex(database.db, schema, {
+      space: zSpace,
+      kind: 'message',
+      query,
+      limit,
+      offset,
+      work,
+    });
+    expectSameRanking(actual, expected.slice(offset, offset + limit));
+    expect(work.plan).toBe('top-k');
+    const terms = [...new Set(query.split(' '))];
+    const postings = messages.reduce((n, m) => {
+      const vector = docTermFrequencies(m.fields).terms;
+      return n + terms.filter((t) => vector.has(`word:${t}`)).length;
+    }, 0);
+    return { work, postings, matching: expected.length };
+  }
+
+  it('returns exactly the reference top k (pages too), reading each query term’s postings once', async () => {
     for (const [i, query] of queries.entries()) {
-      const limit = [1, 5, 10, 20][i % 4]!;
-      const work: SearchWork = {};
-      const actual = await searchIndex(database.db, schema, {
-        space: zSpace,
-        kind: 'message',
-        query,
-        limit,
-        work,
-      });
-      expectSameRanking(actual, reference('message', query, messages).slice(0, limit));
-      // The corpus is far smaller than one batch of postings: every term is read at once, and the
+      const { work, postings } = await searchPage(i, query);
+      // The corpus is far smaller than one batch of postings: every term is read, once, and the
       // postings read are exactly those of the query's terms.
-      const terms = new Set(query.split(' '));
       expect(work.termsRead).toBe(work.terms);
-      expect(work.postingsRead).toBe(
-        vectors.reduce((n, v) => n + [...terms].filter((t) => v.has(`word:${t}`)).length, 0),
-      );
+      expect(work.postingsRead).toBe(postings);
       expect(work.docsScored).toBe(0);
     }
   });
@@ -518,45 +533,26 @@ describe(`search index: exact top k without reading every posting (${describeBac
     // The cost model of a space hundreds of times larger: postings read in small batches,
     // completing a document worth a few postings.
     Object.assign(TOP_K_TUNING, { docCost: 8, postingsBatch: 4_000 });
-    try {
-      await skipsFrequentTerms();
-    } finally {
-      Object.assign(TOP_K_TUNING, saved);
-    }
-  });
-
-  async function skipsFrequentTerms() {
-    const vectors = messages.map((m) => docTermFrequencies(m.fields).terms);
     let read = 0;
     let all = 0;
     let scoredDocs = 0;
     let matching = 0;
-    for (const [i, query] of queries.entries()) {
-      const expected = reference('message', query, messages);
-      const limit = [1, 5, 10, 20][i % 4]!;
-      const offset = i % 5 === 0 ? 3 : 0;
-      const work: SearchWork = {};
-      const actual = await searchIndex(database.db, schema, {
-        space: zSpace,
-        kind: 'message',
-        query,
-        limit,
-        offset,
-        work,
-      });
-      expectSameRanking(actual, expected.slice(offset, offset + limit));
-      expect(work.plan).toBe('top-k');
-      const terms = new Set(query.split(' '));
-      all += vectors.reduce((n, v) => n + [...terms].filter((t) => v.has(`word:${t}`)).length, 0);
-      read += work.postingsRead ?? 0;
-      scoredDocs += work.docsScored ?? 0;
-      matching += expected.length;
+    try {
+      for (const [i, query] of queries.entries()) {
+        const page = await searchPage(i, query);
+        all += page.postings;
+        read += page.work.postingsRead ?? 0;
+        scoredDocs += page.work.docsScored ?? 0;
+        matching += page.matching;
+      }
+    } finally {
+      Object.assign(TOP_K_TUNING, saved);
     }
     // The rare terms' postings and the documents that could still make the top k, not the rest.
     expect(all).toBeGreaterThan(10_000);
     expect(read / all).toBeLessThan(0.5);
     expect(scoredDocs / matching).toBeLessThan(0.2);
-  }
+  });
 
   it('events: per-status term statistics keep the top k exact after status moves', async () => {
     const candidates = events.filter((e) => e.status === 'active' || e.status === 'superseded');
