@@ -120,6 +120,12 @@ export const ConfigSchema = z
       .describe('service.name; default stratagate, or stratagate-<role> for one role'),
     STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    STRATAGATE_SEARCH_CACHE_MB: z.coerce
+      .number()
+      .min(0)
+      .max(65_536)
+      .default(64)
+      .describe('posting cache of the query role in MiB (ADR 0018); 0 turns it off'),
     // Read by @stratagate/model's loadModelConfigFromEnv; listed here so every name is known.
     STRATAGATE_MODEL_BASE_URL: z.string().optional(),
     STRATAGATE_MODEL_API_KEY: z.string().optional(),

@@ -37,8 +37,13 @@ import {
   searchRoutes,
   type QueryContext,
 } from '@stratagate/query';
-import { openDatabase, type Database } from '@stratagate/store';
-import { initTelemetry, serviceNameFor, traceLogMixin } from '@stratagate/telemetry';
+import { openDatabase, PostingCache, type Database } from '@stratagate/store';
+import {
+  initTelemetry,
+  observeSearchCache,
+  serviceNameFor,
+  traceLogMixin,
+} from '@stratagate/telemetry';
 import type { Config } from './config.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
@@ -62,6 +67,8 @@ export interface StrataGateNode {
   url: string | null;
   /** A key created on this start (embedded first start); shown once, never stored in clear. */
   createdKey: string | null;
+  /** The query role's posting cache (ADR 0018); null without the query role. */
+  postingCache: PostingCache | null;
   stop(): Promise<void>;
 }
 
@@ -209,6 +216,11 @@ export async function startNode(
       })
     : null;
 
+  // One posting cache per process, validated on every read (ADR 0018).
+  const postingCache = roles.has('query')
+    ? new PostingCache(config.STRATAGATE_SEARCH_CACHE_MB * 1024 * 1024)
+    : null;
+  const unobserveCache = postingCache ? observeSearchCache(() => postingCache.stats()) : null;
   const routes: ((app: TypedApp) => void)[] = [];
   // One writer per process: ingest and the evidence gate share its per-space lock and state.
   const writer = new SpaceWriterService(log);
@@ -219,6 +231,7 @@ export async function startNode(
       db: database.db,
       log,
       now,
+      ...(postingCache ? { postingCache } : {}),
       // A global order (Postgres table): one checkpoint covers every space. Kafka orders a space
       // only: the live group's applied version of the space, against the space's last version,
       // each as the position of that record.
@@ -305,11 +318,13 @@ export async function startNode(
     http,
     url,
     createdKey,
+    postingCache,
     async stop() {
       if (stopped) return;
       stopped = true;
       // Stop taking requests first, then let the loops finish their current batch.
       await http?.close();
+      unobserveCache?.();
       await consolidator?.stop();
       await projector?.stop();
       await kafkaProjector?.stop();

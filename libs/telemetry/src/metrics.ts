@@ -14,6 +14,10 @@ export const METRIC = {
   projectionBatchDuration: 'stratagate.projection.batch.duration',
   projectionLag: 'stratagate.projection.lag',
   consolidationJobDuration: 'stratagate.consolidation.job.duration',
+  searchCacheBytes: 'stratagate.search.cache.bytes',
+  searchCacheTerms: 'stratagate.search.cache.terms',
+  searchCacheHits: 'stratagate.search.cache.hits',
+  searchCacheMisses: 'stratagate.search.cache.misses',
 } as const;
 
 export const ATTR = {
@@ -74,8 +78,72 @@ function instruments(): Instruments {
     .addCallback((result: ObservableResult) => {
       for (const { lag, attributes } of lags.values()) result.observe(lag, attributes);
     });
+  const cacheFigures: [
+    name: string,
+    kind: 'gauge' | 'counter',
+    unit: string,
+    description: string,
+    of: keyof SearchCacheStats,
+  ][] = [
+    [
+      METRIC.searchCacheBytes,
+      'gauge',
+      'By',
+      'Bytes the query role’s search cache holds (postings and documents; ADR 0018)',
+      'bytes',
+    ],
+    [
+      METRIC.searchCacheTerms,
+      'gauge',
+      '{term}',
+      'Terms whose postings the search cache holds',
+      'terms',
+    ],
+    [
+      METRIC.searchCacheHits,
+      'counter',
+      '{term}',
+      'Term reads answered from the search cache (newer chunks laid over)',
+      'hits',
+    ],
+    [
+      METRIC.searchCacheMisses,
+      'counter',
+      '{term}',
+      'Term reads that read the term’s postings whole',
+      'misses',
+    ],
+  ];
+  for (const [name, kind, unit, description, of] of cacheFigures) {
+    const instrument =
+      kind === 'gauge'
+        ? meter.createObservableGauge(name, { description, unit })
+        : meter.createObservableCounter(name, { description, unit });
+    instrument.addCallback((result: ObservableResult) => {
+      let sum = 0;
+      for (const read of searchCaches) sum += read()[of];
+      result.observe(sum);
+    });
+  }
   cache = { provider, instruments: made };
   return made;
+}
+
+/** What the search cache gauges read. */
+export interface SearchCacheStats {
+  bytes: number;
+  terms: number;
+  hits: number;
+  misses: number;
+}
+
+const searchCaches = new Set<() => SearchCacheStats>();
+
+/** Exports a search cache's figures (read on each collection) through the gauges above. */
+export function observeSearchCache(read: () => SearchCacheStats): () => void {
+  searchCaches.add(read);
+  instruments();
+  return () => searchCaches.delete(read);
 }
 
 /** Counts appended records by type and log backend (`MessageLog.name`). */

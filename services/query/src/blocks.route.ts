@@ -15,7 +15,7 @@ import {
   type TypedApp,
 } from '@stratagate/http';
 import { newRecord, type MessageLog } from '@stratagate/log';
-import type { AnyDb } from '@stratagate/store';
+import type { AnyDb, PostingCache } from '@stratagate/store';
 import { blockView, renderedView } from './block-views.ts';
 import {
   BLOCK_NOT_EXPANDABLE_EXAMPLE,
@@ -50,6 +50,8 @@ export interface QueryContext {
   projectedPosition: (space: SpaceRef) => Promise<number>;
   /** The matching head: global on a log with a global order, else the space's last record. */
   logPosition: (space: SpaceRef) => Promise<number>;
+  /** The process's posting cache (ADR 0018); none: every search reads its postings whole. */
+  postingCache?: PostingCache;
 }
 
 const LevelQuery = z

@@ -8,8 +8,10 @@ import {
   type AnyDb,
   type EventFilters,
   type EventPool,
+  type PostingCache,
   type StructuredOrderBy,
 } from '@stratagate/store';
+import type { QueryContext } from './blocks.route.ts';
 
 const IsoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
@@ -93,12 +95,12 @@ const MEETING_ALL_SCOPE_CAP = 5000;
  * agent pool at `agentMemoryWeight`. Scores order only.
  */
 export async function searchEvents(
-  db: AnyDb,
-  schema: string,
+  ctx: Pick<QueryContext, 'db' | 'schema' | 'postingCache'>,
   space: SpaceRef,
   currentTurn: number,
   params: Omit<EventSearchParams, 'trackRetrieval'>,
 ): Promise<EventSearchHit[]> {
+  const { db, schema, postingCache } = ctx;
   const depth = params.offset + params.limit;
   const pools: { pool: EventPool; weight: number }[] = [
     { pool: 'extracted', weight: 1 },
@@ -109,7 +111,14 @@ export async function searchEvents(
     pools
       .filter(({ weight }) => weight > 0)
       .map(async ({ pool, weight }) => {
-        const ranked = await rankPool(db, schema, space, pool, currentTurn, params, depth);
+        const ranked = await rankPool(
+          { db, schema, cache: postingCache },
+          space,
+          pool,
+          currentTurn,
+          params,
+          depth,
+        );
         return { ids: ranked.slice(0, depth), weight };
       }),
   );
@@ -119,8 +128,7 @@ export async function searchEvents(
 }
 
 async function rankPool(
-  db: AnyDb,
-  schema: string,
+  { db, schema, cache }: { db: AnyDb; schema: string; cache: PostingCache | undefined },
   space: SpaceRef,
   pool: EventPool,
   currentTurn: number,
@@ -150,6 +158,7 @@ async function rankPool(
       query: params.query,
       limit: depth,
       ...(docIds ? { docIds } : params.eventIds ? { docIds: params.eventIds } : {}),
+      ...(cache ? { cache } : {}),
     });
     return ranked.map((r) => r.id);
   };

@@ -91,7 +91,7 @@ export interface GraphCard {
  * Pure read: opens no evidence batch (the route does) and changes nothing.
  */
 export async function searchGraph(
-  ctx: Pick<QueryContext, 'db' | 'schema'>,
+  ctx: Pick<QueryContext, 'db' | 'schema' | 'postingCache'>,
   space: SpaceRef,
   options: GraphSearchOptions,
 ): Promise<GraphCard[]> {
@@ -120,6 +120,7 @@ export async function searchGraph(
       query: options.query,
       limit: pageSize,
       offset: page * pageSize,
+      ...(ctx.postingCache ? { cache: ctx.postingCache } : {}),
     });
     if (ranked.length === 0) break;
     const loaded = await loadEffectiveNodes(

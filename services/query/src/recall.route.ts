@@ -14,16 +14,29 @@ import { searchEvents } from './event-search.ts';
 import { searchGraph } from './graph-search.ts';
 import { blockView } from './block-views.ts';
 import type { QueryContext } from './blocks.route.ts';
-import {
-  getEvents,
-  getSpace,
-  getThread,
-  openTail,
-  rm,
-  threadBlocks,
-} from './read-model.queries.ts';
+import { getSpace, getThread, openTail, rm, threadBlocks } from './read-model.queries.ts';
 import { RecallBody, RecallReply } from './recall.schema.ts';
 import { TOKENIZER, tokenCount } from './token-count.ts';
+
+/** The memory event columns recall reads (weights and cards). */
+const RECALL_EVENT_COLUMNS = [
+  'event_id',
+  'title',
+  'summary',
+  'happened_start',
+  'mentioned_at',
+  'created_at',
+  'temporal',
+  'source_block_id',
+  'status',
+  'scope',
+  'criticality',
+  'mention_count',
+  'last_adopted_turn',
+  'pinned',
+  'forced_cap',
+] as const;
+type RecallEventRow = Pick<MemoryEventRow, (typeof RECALL_EVENT_COLUMNS)[number]>;
 
 const MAX_EVENTS = 4;
 const MAX_NODES = 4;
@@ -81,7 +94,7 @@ export function recallRoutes(ctx: QueryContext) {
         // Event search, the standing events and graph search are independent of each other.
         const [hits, standing, graphHits] = await Promise.all([
           // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
-          searchEvents(ctx.db, ctx.schema, space, spaceRow.turn_counter, {
+          searchEvents(ctx, space, spaceRow.turn_counter, {
             query,
             limit: 20,
             offset: 0,
@@ -102,14 +115,25 @@ export function recallRoutes(ctx: QueryContext) {
         ]);
         const ids = [...new Set([...hits.map((h) => h.id), ...standing.map((s) => s.event_id)])];
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
-        const rows = await getEvents(db, space, ids, ['active', 'superseded']);
+        // Only what weights and cards need: the JSON columns (quotes, hints, …) are not parsed.
+        const rows =
+          ids.length === 0
+            ? []
+            : await db
+                .selectFrom('memory_events')
+                .select(RECALL_EVENT_COLUMNS)
+                .where('tenant_id', '=', space.tenantId)
+                .where('space_id', '=', space.spaceId)
+                .where('event_id', 'in', ids)
+                .where('status', 'in', ['active', 'superseded'])
+                .execute();
         // Events from the current session's blocks are already in its own context.
         const candidates = new Map(
           rows
             .filter((r) => r.source_block_id === null || !sessionBlocks.has(r.source_block_id))
             .map((r) => [r.event_id, r]),
         );
-        const weightOf = (r: MemoryEventRow) =>
+        const weightOf = (r: RecallEventRow) =>
           eventWeight({
             criticality: r.criticality,
             status: r.status,

@@ -188,7 +188,7 @@ async function runGate(
   topK: number,
 ) {
   const text = `${card.title}\n${card.summary}`;
-  const ranked = await searchEvents(ctx.db, ctx.schema, space, currentTurn, {
+  const ranked = await searchEvents(ctx, space, currentTurn, {
     query: text,
     limit: DUPLICATE_CANDIDATES,
     offset: 0,

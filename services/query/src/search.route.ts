@@ -54,6 +54,7 @@ export function searchRoutes(ctx: EvidenceContext) {
           query,
           limit,
           ...(scope === 'session' ? { threadId } : {}),
+          ...(ctx.postingCache ? { cache: ctx.postingCache } : {}),
         });
         const ids = ranked.map((r) => r.id);
         const messages =
@@ -181,13 +182,7 @@ export function searchRoutes(ctx: EvidenceContext) {
         const db = rm(ctx.db, ctx.schema);
         const spaceRow = await getSpace(db, space);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const ranked = await searchEvents(
-          ctx.db,
-          ctx.schema,
-          space,
-          spaceRow.turn_counter,
-          request.body,
-        );
+        const ranked = await searchEvents(ctx, space, spaceRow.turn_counter, request.body);
         const rows = await getEvents(
           db,
           space,

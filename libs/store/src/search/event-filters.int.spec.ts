@@ -11,6 +11,7 @@ import type { Database } from '../database.ts';
 import { migrateReadModel } from '../read-model/migrate.ts';
 import type { MemoryEventStatus } from '../read-model/tables.ts';
 import { describeBackend, openTestDatabase } from '../test-database.ts';
+import { prng } from '../test-random.ts';
 import { filteredEventIds, type EventPool } from './event-filters.ts';
 
 const schema = 'rm_filters';
@@ -35,16 +36,6 @@ interface Ev {
   mentionedAt: string | null;
   createdAt: string;
   updatedAt: string;
-}
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const rand = prng(7);

@@ -117,12 +117,14 @@ export async function writeSearchDocs(
           and d.doc_id = i.doc_id)
     ),
     numbers as (
-      -- Reserves one number per new document; the row lock orders concurrent writers.
+      -- Reserves one number per new document and the next index version (the chunks written
+      -- carry it; ADR 0018); the row lock orders concurrent writers.
       insert into ${sql.id(schema, 'search_doc_numbers')} as n
-        (tenant_id, space_id, doc_kind, next_no)
-      select ${tenantId}, ${spaceId}, ${kind}, count(*) from fresh having count(*) > 0
-      on conflict (tenant_id, space_id, doc_kind) do update set next_no = n.next_no + excluded.next_no
-      returning next_no
+        (tenant_id, space_id, doc_kind, next_no, version)
+      select ${tenantId}, ${spaceId}, ${kind}, count(*), 1 from fresh having count(*) > 0
+      on conflict (tenant_id, space_id, doc_kind) do update set
+        next_no = n.next_no + excluded.next_no, version = n.version + 1
+      returning next_no, version
     ),
     numbered as (
       select f.*, ((select next_no from numbers) - (select count(*) from fresh)
@@ -144,15 +146,16 @@ export async function writeSearchDocs(
       from inserted i cross join lateral unnest(i.terms, i.tfs) as v(term, tf)
     ),
     chunks as (
-      insert into ${chunksTable} as c (tenant_id, space_id, doc_kind, term, chunk, data)
+      insert into ${chunksTable} as c (tenant_id, space_id, doc_kind, term, chunk, data, version)
       select ${tenantId}, ${spaceId}, ${kind}, term, doc_no >> ${sql.lit(CHUNK_SHIFT)},
-        string_agg(${sql.raw(ENTRY_SQL)}, ''::bytea order by doc_no)
+        string_agg(${sql.raw(ENTRY_SQL)}, ''::bytea order by doc_no),
+        (select version from numbers)
       from vectors
       group by term, doc_no >> ${sql.lit(CHUNK_SHIFT)}
       -- One lock order for every writer of the same chunks.
       order by term, doc_no >> ${sql.lit(CHUNK_SHIFT)}
       on conflict (tenant_id, space_id, doc_kind, term, chunk) do update set
-        data = c.data || excluded.data
+        data = c.data || excluded.data, version = excluded.version
     ),
     terms as (
       ${addTermStats(
@@ -186,8 +189,8 @@ interface NumberedDoc {
 
 /**
  * Rewrites the entries of `docs` in the chunks that hold them: `edit` returns the new entry, or
- * null to remove it. A chunk left empty is deleted. Chunks are read and written in (term, chunk)
- * order, one statement each way.
+ * null to remove it. Every chunk written carries `version`. A chunk left empty is kept, empty.
+ * Chunks are read and written in (term, chunk) order, one statement each way.
  */
 async function editPostings(
   db: AnyDb,
@@ -195,6 +198,7 @@ async function editPostings(
   space: SearchSpace,
   kind: SearchDocKind,
   docs: readonly NumberedDoc[],
+  version: number,
   edit: (posting: PackedPosting) => PackedPosting | null,
 ): Promise<void> {
   const targets = new Set(docs.map((d) => d.doc_no));
@@ -243,16 +247,32 @@ async function editPostings(
     }
   }
   if (changed.length === 0) return;
-  const input = sql`jsonb_to_recordset(${JSON.stringify(changed)}::jsonb)
-    as x(term text, chunk int, hex text)`;
+  // An emptied chunk stays, empty, with the new version: a cached copy of the term learns of the
+  // change like of any other (ADR 0018).
   await sql`
-    update ${table} c set data = decode(x.hex, 'hex') from ${input}
-    where ${key} and c.term = x.term and c.chunk = x.chunk and x.hex <> ''
+    update ${table} c set data = decode(x.hex, 'hex'), version = ${version}
+    from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as x(term text, chunk int, hex text)
+    where ${key} and c.term = x.term and c.chunk = x.chunk
   `.execute(db);
-  await sql`
-    delete from ${table} c using ${input}
-    where ${key} and c.term = x.term and c.chunk = x.chunk and x.hex = ''
+}
+
+/**
+ * Takes the next index version of a (tenant, space, kind) for a write that edits chunks (ADR
+ * 0018), first thing in the write, so every writer locks the counter row before any other row of
+ * the index. 0 when the kind has no documents (nothing to edit).
+ */
+async function nextIndexVersion(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+): Promise<number> {
+  const result = await sql<{ version: number }>`
+    update ${sql.id(schema, 'search_doc_numbers')} set version = version + 1
+    where tenant_id = ${space.tenantId} and space_id = ${space.spaceId} and doc_kind = ${kind}
+    returning version::float8 as version
   `.execute(db);
+  return Number(result.rows[0]?.version ?? 0);
 }
 
 /**
@@ -279,6 +299,7 @@ export async function setSearchDocStatus(
   // itself, which a planner without statistics runs as a nested loop over the whole space.
   const ids = [...new Set(docIds)];
   const code = searchStatusCode(status);
+  const version = await nextIndexVersion(db, schema, space, kind);
   const result = await sql<NumberedDoc>`
     with old as (
       select doc_id, status from ${docsTable}
@@ -339,7 +360,10 @@ export async function setSearchDocStatus(
     select doc_no, terms from changed
   `.execute(db);
   // The postings carry their document's status: the entries of the changed documents.
-  await editPostings(db, schema, space, kind, result.rows, (p) => ({ ...p, status: code }));
+  await editPostings(db, schema, space, kind, result.rows, version, (p) => ({
+    ...p,
+    status: code,
+  }));
   return result.rows.length;
 }
 
@@ -367,6 +391,7 @@ export async function replaceSearchDocs(
   const statsTable = sql.id(schema, 'search_stats');
   const termsTable = sql.id(schema, 'search_terms');
   const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}`;
+  const version = await nextIndexVersion(db, schema, space, kind);
   const removed = await sql<{ old: NumberedDoc[] | null; terms: string[] | null }>`
     with old as (
       delete from ${docsTable}
@@ -398,7 +423,7 @@ export async function replaceSearchDocs(
   `.execute(db);
   // Their postings, by the documents' own term vectors.
   const old = removed.rows[0]?.old ?? [];
-  await editPostings(db, schema, space, kind, old, () => null);
+  await editPostings(db, schema, space, kind, old, version, () => null);
   const written = await writeSearchDocs(db, schema, space, kind, input.docs);
   // The bounds of the term buckets the removed documents left are recomputed over what remains,
   // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.

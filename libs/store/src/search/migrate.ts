@@ -65,8 +65,14 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       space_id text not null,
       doc_kind text not null,
       next_no int not null,
+      version bigint not null default 0,
+      epoch text not null default gen_random_uuid()::text,
       primary key (tenant_id, space_id, doc_kind)
     )`,
+    // The index version and epoch the posting caches validate against (ADR 0018).
+    sql`alter table ${s}.search_doc_numbers
+      add column if not exists version bigint not null default 0,
+      add column if not exists epoch text not null default gen_random_uuid()::text`,
     // A chunk holds at most CHUNK_DOCS (512) entries (6,656 bytes): with the tuple target at its
     // maximum it stays inline and uncompressed, so reading it is one heap tuple, not a TOAST
     // look-up per chunk.
@@ -77,8 +83,14 @@ export async function migrateSearchIndex(db: AnyDb, schema: string): Promise<voi
       term text not null,
       chunk int not null,
       data bytea not null,
+      version bigint not null default 0,
       primary key (tenant_id, space_id, doc_kind, term, chunk)
     ) with (toast_tuple_target = 8160)`,
+    sql`alter table ${s}.search_posting_chunks
+      add column if not exists version bigint not null default 0`,
+    // A cached term's changed chunks are found without reading its other chunks (ADR 0018).
+    sql`create index if not exists search_posting_chunks_by_version on ${s}.search_posting_chunks
+      (tenant_id, space_id, doc_kind, term, version)`,
     sql`create table if not exists ${s}.search_stats (
       tenant_id text not null,
       space_id text not null,

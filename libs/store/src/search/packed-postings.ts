@@ -16,6 +16,8 @@
  * were appended (document number order, unless two writers interleaved); readers do not rely on it.
  */
 
+import type { ScoreBoard } from './score-board.ts';
+
 /** log2 of the document numbers per chunk. */
 export const CHUNK_SHIFT = 9;
 /** Document numbers per chunk: at most 512 entries, 6,656 bytes, kept inline in the row. */
@@ -90,21 +92,20 @@ export function forEachPosting(
 }
 
 /**
- * Adds `gain(tf, length)` to `scores[docNo]` for each entry of `data` whose status is in `mask`
- * and whose number is below `scores.length`, and appends each number seen for the first time
- * (`isSeen`) to `seen`. Returns the number of entries added. The hot loop of a search: no
- * allocation and no callback per entry beyond `gain`.
+ * Adds `gain(tf, length)` to the board's score of each entry of `data` whose status is in `mask`
+ * and whose number is below the board's limit, noting numbers seen for the first time. Returns
+ * the number of entries added. The hot loop of a search: no allocation and no callback per entry
+ * beyond `gain`.
  */
 export function accumulatePostings(
   data: Uint8Array,
   mask: number,
   gain: (tf: number, length: number) => number,
-  scores: Float64Array,
-  isSeen: Uint8Array,
-  seen: number[],
+  board: ScoreBoard,
 ): number {
   const v = view(data);
-  const limit = scores.length;
+  const { scores, isSeen, seen, limit } = board;
+  let count = board.count;
   let n = 0;
   for (let o = 0; o < data.length; o += ENTRY_BYTES) {
     if (((1 << v.getUint8(o + 12)) & mask) === 0) continue;
@@ -112,11 +113,12 @@ export function accumulatePostings(
     if (docNo >= limit) continue;
     if (isSeen[docNo] === 0) {
       isSeen[docNo] = 1;
-      seen.push(docNo);
+      seen[count++] = docNo;
     }
     scores[docNo] = scores[docNo]! + gain(v.getInt32(o + 4), v.getInt32(o + 8));
     n++;
   }
+  board.count = count;
   return n;
 }
 

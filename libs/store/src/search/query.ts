@@ -3,6 +3,15 @@ import { BM25_B, BM25_K1, bm25TermScorer, searchTerms, type RankedId } from '@st
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
 import { accumulatePostings, forEachPosting, statusMask } from './packed-postings.ts';
+import { ScoreBoard } from './score-board.ts';
+import {
+  NO_POSTING_CACHE,
+  type CachedDoc,
+  type FetchedChunk,
+  type PlannedRead,
+  type PostingCache,
+  type PostingScope,
+} from './posting-cache.ts';
 import {
   SEARCHABLE_EVENT_STATUSES,
   SEARCHABLE_NODE_STATUSES,
@@ -27,6 +36,11 @@ export interface SearchIndexQuery {
   docIds?: readonly string[];
   /** Filled with what the search read, when given (tests, benchmarks). */
   work?: SearchWork;
+  /**
+   * The process's posting cache (ADR 0018): cached terms are read only for chunks changed since.
+   * Default: none (every read is whole).
+   */
+  cache?: PostingCache;
 }
 
 /** What one search read: postings, and documents scored from their term vectors. */
@@ -40,6 +54,8 @@ export interface SearchWork {
   /** Query terms present in the index, and how many of them had their postings read. */
   terms?: number;
   termsRead?: number;
+  /** Chunk rows the index returned (a cached term's unchanged chunks are not returned). */
+  chunksRead?: number;
 }
 
 /**
@@ -70,24 +86,25 @@ export async function searchIndex(
   if (statuses && statuses.length === 0) return [];
 
   const scoped = q.threadId !== undefined || q.docIds !== undefined;
-  if (q.work) q.work.plan = scoped ? 'scoped' : 'top-k';
+  const work = q.work ?? {};
+  work.plan = scoped ? 'scoped' : 'top-k';
+  work.chunksRead = 0;
+  const reader = new ChunkReader(db, schema, q.space, q.kind, q.cache ?? NO_POSTING_CACHE, work);
   if (!scoped) {
-    return topKSearch(db, schema, q.space, q.kind, terms, statuses, limit, offset, q.work);
+    return topKSearch(reader, statuses, terms, limit, offset, work);
   }
-  return scopedSearch(db, schema, q, terms, statuses, limit, offset);
+  return scopedSearch(reader, q, terms, statuses, limit, offset);
 }
 
 async function scopedSearch(
-  db: AnyDb,
-  schema: string,
+  reader: ChunkReader,
   q: SearchIndexQuery,
   terms: readonly string[],
   statuses: readonly string[] | undefined,
   limit: number,
   offset: number,
 ): Promise<RankedId[]> {
-  const { tenantId, spaceId } = q.space;
-  const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${q.kind}`;
+  const { db, schema, key } = reader;
   // The scope: its size and total length (for N and avgdl) and its document numbers.
   const filters: RawBuilder<unknown>[] = [];
   if (statuses) filters.push(sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`);
@@ -97,14 +114,14 @@ async function scopedSearch(
     // JSON is costed at 100 rows per call, enough to trigger JIT compilation on a server).
     filters.push(sql`and doc_id = any(${[...q.docIds]}::text[])`);
   }
-  const [scope, chunks] = await Promise.all([
+  const [scope, byTerm] = await Promise.all([
     sql<{ n: number; total: number; nos: number[] | null; max_no: number | null }>`
       select count(*)::float8 as n, coalesce(sum(length), 0)::float8 as total,
         array_agg(doc_no) as nos, max(doc_no) as max_no
       from ${sql.id(schema, 'search_docs')}
       where ${key} ${sql.join(filters, sql` `)}
     `.execute(db),
-    readChunks(db, schema, key, terms),
+    reader.read(terms),
   ]);
   const row = scope.rows[0];
   const N = Number(row?.n ?? 0);
@@ -115,61 +132,184 @@ async function scopedSearch(
 
   // Each term's postings within the scope (its df there), then the sums in term order, so equal
   // documents get bit-equal scores.
-  const byTerm = groupChunks(chunks);
-  const scores = new Float64Array(inScope.length);
-  const isSeen = new Uint8Array(inScope.length);
-  const seen: number[] = [];
-  for (const term of [...byTerm.keys()].sort(codeUnit)) {
-    const docs: number[] = [];
-    const tfs: number[] = [];
-    const lengths: number[] = [];
-    for (const data of byTerm.get(term)!) {
-      forEachPosting(data, ALL_STATUSES, (docNo, tf, length) => {
-        if (docNo >= inScope.length || inScope[docNo] === 0) return;
-        docs.push(docNo);
-        tfs.push(tf);
-        lengths.push(length);
-      });
-    }
-    if (docs.length === 0) continue;
-    const gain = bm25TermScorer({ avgDocLength, df: docs.length, N, k1: BM25_K1, b: BM25_B });
-    for (let i = 0; i < docs.length; i++) {
-      const docNo = docs[i]!;
-      if (isSeen[docNo] === 0) {
-        isSeen[docNo] = 1;
-        seen.push(docNo);
+  const board = ScoreBoard.take(inScope.length);
+  try {
+    for (const term of [...byTerm.keys()].sort(codeUnit)) {
+      const docs: number[] = [];
+      const tfs: number[] = [];
+      const lengths: number[] = [];
+      for (const data of byTerm.get(term)!) {
+        forEachPosting(data, ALL_STATUSES, (docNo, tf, length) => {
+          if (docNo >= inScope.length || inScope[docNo] === 0) return;
+          docs.push(docNo);
+          tfs.push(tf);
+          lengths.push(length);
+        });
       }
-      scores[docNo] = scores[docNo]! + gain(tfs[i]!, lengths[i]!);
+      if (docs.length === 0) continue;
+      const gain = bm25TermScorer({ avgDocLength, df: docs.length, N, k1: BM25_K1, b: BM25_B });
+      for (let i = 0; i < docs.length; i++) board.add(docs[i]!, gain(tfs[i]!, lengths[i]!));
     }
+    return await rankTop(reader, board, undefined, offset, limit);
+  } finally {
+    board.release();
   }
-  return rankTop(db, schema, key, q.kind, seen, scores, offset, limit);
 }
 
 /** Every status (the mask `forEachPosting` takes). */
 const ALL_STATUSES = statusMask(undefined);
 
-/** The packed postings of `terms` under `key` (a (tenant, space, kind) condition). */
-async function readChunks(
-  db: AnyDb,
-  schema: string,
-  key: RawBuilder<unknown>,
-  terms: readonly string[],
-): Promise<{ term: string; data: Uint8Array }[]> {
-  const rows = await sql<{ term: string; data: Uint8Array }>`
-    select term, data from ${sql.id(schema, 'search_posting_chunks')}
-    where ${key} and term in (${sql.join(terms.map((t) => sql`${t}`))})
-  `.execute(db);
-  return rows.rows;
+/** How many times a read is repeated when the cache's answer was voided (a rebuilt index). */
+const MAX_READ_ATTEMPTS = 4;
+
+/**
+ * Reads the packed postings and documents of one (tenant, space, kind) through the process's
+ * cache (ADR 0018): a cached term costs only its chunks written since its snapshot.
+ */
+class ChunkReader {
+  readonly scope: PostingScope;
+  /** The (tenant, space, kind) condition on an unqualified table. */
+  readonly key: RawBuilder<unknown>;
+  /** The index's epoch as the last read returned it (null: no documents, or not read yet). */
+  epoch: string | null = null;
+
+  constructor(
+    readonly db: AnyDb,
+    readonly schema: string,
+    readonly space: SearchSpace,
+    readonly kind: SearchDocKind,
+    readonly cache: PostingCache,
+    readonly work: SearchWork,
+  ) {
+    this.scope = { schema, tenantId: space.tenantId, spaceId: space.spaceId, kind };
+    this.key = sql`tenant_id = ${space.tenantId} and space_id = ${space.spaceId} and doc_kind = ${kind}`;
+  }
+
+  /** The planned terms as a `q(term, since)` relation. */
+  planned(read: PlannedRead): RawBuilder<unknown> {
+    return sql`unnest(${read.terms.map((t) => t.term)}::text[],
+      ${read.terms.map((t) => t.since)}::int8[]) as q(term, since)`;
+  }
+
+  /** Rows (row 'chunk') of the chunks newer than each planned term's snapshot. */
+  newerChunks(read: PlannedRead, condition: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+    const { tenantId, spaceId } = this.space;
+    return sql`
+      select 'chunk' as row, q.term, c.chunk, c.version::float8 as version, c.data
+      from ${this.planned(read)}
+      cross join lateral (
+        select chunk, version, data from ${sql.id(this.schema, 'search_posting_chunks')} c
+        where c.tenant_id = ${tenantId} and c.space_id = ${spaceId} and c.doc_kind = ${this.kind}
+          and c.term = q.term and c.version > q.since
+      ) c
+      where ${condition}`;
+  }
+
+  /** The epoch of the index's counter row, as a scalar subquery. */
+  epochSql(): RawBuilder<string | null> {
+    return sql<string | null>`(select epoch from ${sql.id(this.schema, 'search_doc_numbers')}
+      where ${this.key})`;
+  }
+
+  /** The packed postings of `terms`, by term (a term without postings is absent). */
+  async read(terms: readonly string[]): Promise<Map<string, readonly Uint8Array[]>> {
+    const result = new Map<string, readonly Uint8Array[]>();
+    for (let attempt = 1; ; attempt++) {
+      const read = this.cache.plan(this.scope, terms);
+      const rows = await sql<ChunkRow & { epoch: string | null }>`
+        select 'epoch' as row, null::text as term, null::int as chunk, null::float8 as version,
+          null::bytea as data, ${this.epochSql()} as epoch
+        union all
+        select *, null from (${this.newerChunks(read)}) x
+      `.execute(this.db);
+      const epoch = rows.rows.find((r) => r.row === 'epoch')?.epoch ?? null;
+      if (this.resolve(read, epoch, rows.rows, result)) return result;
+      if (attempt >= MAX_READ_ATTEMPTS) {
+        throw new Error('search index: the index was rebuilt again and again while being read');
+      }
+    }
+  }
+
+  /**
+   * Lays a read's chunk rows over the cached snapshots, into `into`. False when the read assumed
+   * an epoch the index no longer has: nothing is taken, the terms must be read again.
+   */
+  resolve(
+    read: PlannedRead,
+    epoch: string | null,
+    rows: readonly ChunkRow[],
+    into: Map<string, readonly Uint8Array[]>,
+  ): boolean {
+    this.epoch = epoch;
+    if (!this.cache.accept(read, epoch)) return false;
+    const fetched = new Map<string, FetchedChunk[]>();
+    for (const r of rows) {
+      if (r.row !== 'chunk' || r.term === null || r.data === null || r.chunk === null) continue;
+      const list = fetched.get(r.term) ?? [];
+      list.push({ chunk: r.chunk, version: Number(r.version), data: r.data });
+      fetched.set(r.term, list);
+    }
+    for (const t of read.terms) {
+      const got = fetched.get(t.term) ?? [];
+      this.work.chunksRead = (this.work.chunksRead ?? 0) + got.length;
+      const chunks = this.cache.merge(read, t, epoch, got);
+      if (chunks.length > 0) into.set(t.term, chunks);
+    }
+    return true;
+  }
+
+  /**
+   * Ids and creation times of `docNos` (from the cache, the rest in one read), into `known`.
+   * With `vectors`, also their lengths and term vectors.
+   */
+  async docs(
+    docNos: readonly number[],
+    known: Map<number, CachedDoc>,
+    vectors = false,
+  ): Promise<void> {
+    const cached = this.cache.docs(this.scope, this.epoch, docNos);
+    const missing: number[] = [];
+    for (const no of docNos) {
+      const have = known.get(no) ?? cached.get(no);
+      if (have && (!vectors || have.vector)) known.set(no, have);
+      else missing.push(no);
+    }
+    if (missing.length === 0) return;
+    const rows = await sql<{
+      doc_no: number;
+      doc_id: string;
+      created_at: string;
+      length: number | null;
+      terms: string[] | null;
+      tfs: number[] | null;
+    }>`
+      select doc_no, doc_id, created_at,
+        ${vectors ? sql`length, terms, tfs` : sql`null::int as length, null::text[] as terms, null::int[] as tfs`}
+      from ${sql.id(this.schema, 'search_docs')}
+      where ${this.key} and doc_no = any(${missing}::int[])
+    `.execute(this.db);
+    for (const row of rows.rows) {
+      const doc: CachedDoc = { id: row.doc_id, createdAt: row.created_at };
+      if (row.terms && row.tfs && row.length !== null) {
+        const tfs = row.tfs;
+        doc.vector = {
+          length: row.length,
+          terms: new Map(row.terms.map((term, j) => [term, tfs[j]!])),
+        };
+      }
+      known.set(row.doc_no, doc);
+      this.cache.rememberDoc(this.scope, this.epoch, row.doc_no, doc);
+    }
+  }
 }
 
-function groupChunks(rows: readonly { term: string; data: Uint8Array }[]) {
-  const byTerm = new Map<string, Uint8Array[]>();
-  for (const row of rows) {
-    const list = byTerm.get(row.term);
-    if (list) list.push(row.data);
-    else byTerm.set(row.term, [row.data]);
-  }
-  return byTerm;
+/** A row of a chunk read: a chunk newer than the snapshot. */
+interface ChunkRow {
+  row: string;
+  term: string | null;
+  chunk: number | null;
+  version: number | null;
+  data: Uint8Array | null;
 }
 
 /**
@@ -179,38 +319,31 @@ function groupChunks(rows: readonly { term: string; data: Uint8Array }[]) {
  * k-th, which the tie-break decides among; `known` holds those already read.
  */
 async function rankTop(
-  db: AnyDb,
-  schema: string,
-  key: RawBuilder<unknown>,
-  kind: SearchDocKind,
-  final: readonly number[],
-  scores: Float64Array,
+  reader: ChunkReader,
+  board: ScoreBoard,
+  final: readonly number[] | undefined,
   offset: number,
   limit: number,
-  known: Map<number, { id: string; createdAt: string }> = new Map(),
+  known: Map<number, CachedDoc> = new Map(),
 ): Promise<RankedId[]> {
   // The k-th best score (every document when there are fewer than k).
-  const cut = kthLargest(final, scores, offset + limit, -Infinity);
+  const cut = board.kthLargest(offset + limit, -Infinity, final);
   const top: [number, number][] = [];
-  for (const no of final) {
+  const { scores } = board;
+  for (const no of final ?? board.seen.subarray(0, board.count)) {
     const score = scores[no]!;
     if (score >= cut && score > 0) top.push([no, score]);
   }
-  const missing = top.map(([no]) => no).filter((no) => !known.has(no));
-  if (missing.length > 0) {
-    const rows = await sql<{ doc_no: number; doc_id: string; created_at: string }>`
-      select doc_no, doc_id, created_at from ${sql.id(schema, 'search_docs')}
-      where ${key} and doc_no = any(${missing}::int[])
-    `.execute(db);
-    for (const row of rows.rows)
-      known.set(row.doc_no, { id: row.doc_id, createdAt: row.created_at });
-  }
+  await reader.docs(
+    top.map(([no]) => no),
+    known,
+  );
   const ranked = top.flatMap(([no, score]) => {
     const doc = known.get(no);
-    return doc ? [{ ...doc, score }] : [];
+    return doc ? [{ id: doc.id, createdAt: doc.createdAt, score }] : [];
   });
   const tieBreak =
-    kind === 'message'
+    reader.kind === 'message'
       ? (a: { id: string; createdAt: string }, b: { id: string; createdAt: string }) =>
           a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : codeUnit(a.id, b.id)
       : (a: { id: string }, b: { id: string }) => codeUnit(a.id, b.id);
@@ -260,15 +393,12 @@ interface TermBound {
  * number (ADR 0017).
  */
 async function topKSearch(
-  db: AnyDb,
-  schema: string,
-  space: SearchSpace,
-  kind: SearchDocKind,
-  queryTerms: readonly string[],
+  reader: ChunkReader,
   statuses: readonly string[] | undefined,
+  queryTerms: readonly string[],
   limit: number,
   offset: number,
-  work: SearchWork = {},
+  work: SearchWork,
 ): Promise<RankedId[]> {
   const counts = { postingsRead: 0, docsScored: 0, terms: 0, termsRead: 0 };
   try {
@@ -278,25 +408,26 @@ async function topKSearch(
   }
 
   async function topK(): Promise<RankedId[]> {
-    const { tenantId, spaceId } = space;
-    const key = sql`tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}`;
+    const { db, schema, key } = reader;
     const statusFilter = statuses
       ? sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`
       : sql``;
     const mask = statusMask(statuses);
     const terms = sql.join(queryTerms.map((t) => sql`${t}`));
-    // One round trip for the statistics and the chunks of the rarest terms: those whose document
-    // frequencies, rarest first, add up to one batch of postings (most of what the first read of
-    // MaxScore takes; a term it reads that is not among them is read then).
-    const facts = await sql<{
-      row: 'totals' | 'term' | 'chunk';
-      term: string | null;
-      df: number | null;
-      max_tf: number | null;
-      min_length_per_tf: number | null;
-      next_no: number | null;
-      data: Uint8Array | null;
-    }>`
+    // One round trip for the statistics and postings: the chunks of cached terms written since
+    // their snapshots, and the chunks of the rarest terms not cached,
+    // those whose document frequencies, rarest first, add up to one batch of postings (most of
+    // what the first read of MaxScore takes; a term it reads that is not among them is read then).
+    const planned = reader.cache.plan(reader.scope, queryTerms);
+    const facts = await sql<
+      ChunkRow & {
+        df: number | null;
+        max_tf: number | null;
+        min_length_per_tf: number | null;
+        next_no: number | null;
+        epoch: string | null;
+      }
+    >`
       with terms as (
         select term, sum(df)::float8 as df, max(max_tf)::float8 as max_tf,
           min(min_length_per_tf)::float8 as min_length_per_tf
@@ -306,28 +437,41 @@ async function topKSearch(
         having sum(df) > 0
       ),
       rare as (
-        select term from (select term, sum(df) over (order by df, term) as running from terms) r
+        select term from (
+          select t.term, sum(t.df) over (order by t.df, t.term) as running
+          from terms t join ${reader.planned(planned)} on q.term = t.term and q.since < 0
+        ) r
         where running <= ${TOP_K_TUNING.postingsBatch}
       )
-      -- N (df), the total length (max_tf) and the next document number.
-      select 'totals' as row, null::text as term, coalesce(sum(doc_count), 0)::float8 as df,
-        coalesce(sum(total_length), 0)::float8 as max_tf, null::float8 as min_length_per_tf,
+      -- N (df), the total length (max_tf), the next document number and the index's epoch.
+      select 'totals' as row, null::text as term, null::int as chunk, null::float8 as version,
+        null::bytea as data,
+        coalesce(sum(doc_count), 0)::float8 as df, coalesce(sum(total_length), 0)::float8 as max_tf,
+        null::float8 as min_length_per_tf,
         (select coalesce(max(next_no), 0) from ${sql.id(schema, 'search_doc_numbers')}
-          where ${key}) as next_no, null::bytea as data
+          where ${key}) as next_no, ${reader.epochSql()} as epoch
       from ${sql.id(schema, 'search_stats')} where ${key} ${statusFilter}
       union all
-      select 'term', term, df, max_tf, min_length_per_tf, null, null from terms
+      select 'term', term, null, null, null, df, max_tf, min_length_per_tf, null, null
+      from terms
       union all
-      select 'chunk', term, null, null, null, null, data
-      from ${sql.id(schema, 'search_posting_chunks')}
-      where ${key} and term in (select term from rare)
+      select *, null, null, null, null, null from (${reader.newerChunks(
+        planned,
+        sql`q.since >= 0 or q.term in (select term from rare)`,
+      )}) x
     `.execute(db);
-    const prefetched = groupChunks(
-      facts.rows.flatMap((r) =>
-        r.row === 'chunk' && r.term !== null && r.data ? [{ term: r.term, data: r.data }] : [],
-      ),
-    );
     const totals = facts.rows.find((r) => r.row === 'totals');
+    // The cached terms and the rare ones came with the statistics. (If the index was rebuilt
+    // since the cache read it, none did: each is read when MaxScore needs it.)
+    const prefetched = new Map<string, readonly Uint8Array[]>();
+    const rare = new Set(
+      facts.rows.flatMap((r) => (r.row === 'chunk' && r.term !== null ? [r.term] : [])),
+    );
+    const answered: PlannedRead = {
+      ...planned,
+      terms: planned.terms.filter((t) => t.since >= 0 || rare.has(t.term)),
+    };
+    reader.resolve(answered, totals?.epoch ?? null, facts.rows, prefetched);
     const N = Number(totals?.df ?? 0);
     if (!(N > 0)) return [];
     const avgDocLength = Number(totals?.max_tf ?? 0) / N;
@@ -349,146 +493,116 @@ async function topKSearch(
     for (let e = bounds.length - 1; e >= 0; e--) rest[e] = rest[e + 1]! + bounds[e]!.upper;
 
     const k = offset + limit;
-    /** Exact contributions of the terms read so far (a lower bound of the final score). */
-    const partial = new Float64Array(numbers);
-    /** The documents with a partial score, in the order first seen. */
-    const seen: number[] = [];
-    const isSeen = new Uint8Array(numbers);
-    /** Documents completed from their term vectors. */
-    const completed = new Set<number>();
-    const known = new Map<number, { id: string; createdAt: string }>();
-    let theta = 0;
-    const reaches = (bound: number) => bound * (1 + SLACK) >= theta;
+    /**
+     * Exact contributions of the terms read so far (a lower bound of the final score), for the
+     * documents seen so far.
+     */
+    const board = ScoreBoard.take(numbers);
+    try {
+      return await maxScore(board);
+    } finally {
+      board.release();
+    }
 
-    /** Documents the unread terms could still lift to θ (they need completing). */
-    const toComplete = () => {
-      let n = 0;
-      for (const no of seen) if (reaches(partial[no]! + rest[e]!)) n++;
-      return n;
-    };
-    let e = 0;
-    while (
-      e < bounds.length &&
-      // Unseen documents could still reach θ, or reading the next term is cheaper than
-      // completing every document that could.
-      (reaches(rest[e]!) || toComplete() * TOP_K_TUNING.docCost > bounds[e]!.df)
-    ) {
-      // The next term, with the following ones while their postings stay few.
-      const batch = [bounds[e]!];
-      let postings = bounds[e]!.df;
-      e++;
-      while (e < bounds.length && postings + bounds[e]!.df <= TOP_K_TUNING.postingsBatch) {
-        postings += bounds[e]!.df;
-        batch.push(bounds[e]!);
+    async function maxScore(board: ScoreBoard): Promise<RankedId[]> {
+      const partial = board.scores;
+      /** Documents completed from their term vectors. */
+      const completed = new Set<number>();
+      const known = new Map<number, CachedDoc>();
+      let theta = 0;
+      const reaches = (bound: number) => bound * (1 + SLACK) >= theta;
+
+      /** Documents the unread terms could still lift to θ (they need completing). */
+      const toComplete = () => {
+        let n = 0;
+        const bound = rest[e]!;
+        for (let i = 0; i < board.count; i++) if (reaches(partial[board.seen[i]!]! + bound)) n++;
+        return n;
+      };
+      let e = 0;
+      while (
+        e < bounds.length &&
+        // Unseen documents could still reach θ, or reading the next term is cheaper than
+        // completing every document that could.
+        (reaches(rest[e]!) || toComplete() * TOP_K_TUNING.docCost > bounds[e]!.df)
+      ) {
+        // The next term, with the following ones while their postings stay few.
+        const batch = [bounds[e]!];
+        let postings = bounds[e]!.df;
         e++;
-      }
-      // Terms whose chunks came with the statistics are not read again. (A term with df > 0
-      // has postings, so it has chunks.)
-      const missing = batch.filter((t) => !prefetched.has(t.term)).map((t) => t.term);
-      const read =
-        missing.length === 0
-          ? new Map<string, Uint8Array[]>()
-          : groupChunks(await readChunks(db, schema, key, missing));
-      counts.termsRead += batch.length;
-      // Term by term in bound order, so every document's sum runs in the same order.
-      // (Documents numbered after the totals were read are past the end of `partial`: skipped.)
-      for (const t of batch) {
-        for (const data of prefetched.get(t.term) ?? read.get(t.term) ?? []) {
-          counts.postingsRead += accumulatePostings(data, mask, t.gain, partial, isSeen, seen);
+        while (e < bounds.length && postings + bounds[e]!.df <= TOP_K_TUNING.postingsBatch) {
+          postings += bounds[e]!.df;
+          batch.push(bounds[e]!);
+          e++;
         }
-      }
-      // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
-      theta = kthLargest(seen, partial, k, theta);
-    }
-
-    if (e < bounds.length) {
-      // Complete the documents that the unread terms could still lift to θ, best first.
-      const unread = bounds.slice(e);
-      // θ only rises, so a document that cannot reach it now never will.
-      const order = seen
-        .filter((no) => reaches(partial[no]! + rest[e]!))
-        .sort((a, b) => partial[b]! - partial[a]!);
-      let i = 0;
-      while (i < order.length && reaches(partial[order[i]!]! + rest[e]!)) {
-        const chunk: number[] = [];
-        while (
-          i < order.length &&
-          chunk.length < SCORE_CHUNK &&
-          reaches(partial[order[i]!]! + rest[e]!)
-        ) {
-          chunk.push(order[i]!);
-          i++;
-        }
-        const docs = await sql<{
-          doc_no: number;
-          doc_id: string;
-          created_at: string;
-          length: number;
-          terms: string[];
-          tfs: number[];
-        }>`
-          select doc_no, doc_id, created_at, length, terms, tfs
-          from ${sql.id(schema, 'search_docs')}
-          where ${key} and doc_no = any(${chunk}::int[])
-        `.execute(db);
-        counts.docsScored += docs.rows.length;
-        for (const doc of docs.rows) {
-          const tfOf = new Map(doc.terms.map((term, j) => [term, doc.tfs[j]!]));
-          let score = partial[doc.doc_no]!;
-          for (const t of unread) {
-            const tf = tfOf.get(t.term);
-            if (tf !== undefined) score += t.gain(tf, doc.length);
+        // Terms whose chunks came with the statistics are not read again. (A term with df > 0
+        // has postings, so it has chunks.)
+        const missing = batch.filter((t) => !prefetched.has(t.term)).map((t) => t.term);
+        const read =
+          missing.length === 0
+            ? new Map<string, readonly Uint8Array[]>()
+            : await reader.read(missing);
+        counts.termsRead += batch.length;
+        // Term by term in bound order, so every document's sum runs in the same order.
+        // (Documents numbered after the totals were read are past the end of `partial`: skipped.)
+        for (const t of batch) {
+          for (const data of prefetched.get(t.term) ?? read.get(t.term) ?? []) {
+            counts.postingsRead += accumulatePostings(data, mask, t.gain, board);
           }
-          partial[doc.doc_no] = score;
-          completed.add(doc.doc_no);
-          known.set(doc.doc_no, { id: doc.doc_id, createdAt: doc.created_at });
         }
-        theta = kthLargest(seen, partial, k, theta);
+        // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
+        theta = board.kthLargest(k, theta);
       }
-    }
-    // Every term read: the partial scores are final; otherwise the completed ones are.
-    const final = e === bounds.length ? seen : [...completed];
-    return rankTop(db, schema, key, kind, final, partial, offset, limit, known);
-  }
-}
 
-/**
- * The k-th largest of `scores[no]` over the documents `nos`, known to be at least `floor`
- * (returned when fewer than k scores reach it, so 0 for fewer than k scores at floor 0): only the
- * scores ≥ floor are copied, then quickselect.
- */
-function kthLargest(nos: readonly number[], scores: Float64Array, k: number, floor = 0): number {
-  if (k <= 0) return floor;
-  const kept: number[] = [];
-  for (const no of nos) {
-    const v = scores[no]!;
-    if (v >= floor) kept.push(v);
-  }
-  if (kept.length < k) return floor;
-  const a = Float64Array.from(kept);
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = k - 1; // index in descending order
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! > pivot) i++;
-      while (a[j]! < pivot) j--;
-      if (i <= j) {
-        const x = a[i]!;
-        a[i] = a[j]!;
-        a[j] = x;
-        i++;
-        j--;
+      if (e < bounds.length) {
+        // Complete the documents that the unread terms could still lift to θ, best first.
+        const unread = bounds.slice(e);
+        // θ only rises, so a document that cannot reach it now never will.
+        const order: number[] = [];
+        for (let i = 0; i < board.count; i++) {
+          const no = board.seen[i]!;
+          if (reaches(partial[no]! + rest[e]!)) order.push(no);
+        }
+        order.sort((a, b) => partial[b]! - partial[a]!);
+        let i = 0;
+        while (i < order.length && reaches(partial[order[i]!]! + rest[e]!)) {
+          const chunk: number[] = [];
+          while (
+            i < order.length &&
+            chunk.length < SCORE_CHUNK &&
+            reaches(partial[order[i]!]! + rest[e]!)
+          ) {
+            chunk.push(order[i]!);
+            i++;
+          }
+          // Term vectors never change for a number: cached ones need no read (ADR 0018).
+          await reader.docs(chunk, known, true);
+          for (const no of chunk) {
+            const vector = known.get(no)?.vector;
+            if (!vector) continue;
+            let score = partial[no]!;
+            for (const t of unread) {
+              const tf = vector.terms.get(t.term);
+              if (tf !== undefined) score += t.gain(tf, vector.length);
+            }
+            partial[no] = score;
+            completed.add(no);
+            counts.docsScored++;
+          }
+          theta = board.kthLargest(k, theta);
+        }
       }
+      // Every term read: the partial scores are final; otherwise the completed ones are.
+      return rankTop(
+        reader,
+        board,
+        e === bounds.length ? undefined : [...completed],
+        offset,
+        limit,
+        known,
+      );
     }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
   }
-  return a[target]!;
 }
 
 const codeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

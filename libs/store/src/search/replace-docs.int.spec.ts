@@ -9,6 +9,7 @@ import {
 } from '@stratagate/domain';
 import type { AnyDb, Database } from '../database.ts';
 import { describeBackend, openTestDatabase } from '../test-database.ts';
+import { prng } from '../test-random.ts';
 import { migrateSearchIndex } from './migrate.ts';
 import { replaceSearchDocs, writeSearchDocs, type SearchDocInput } from './maintain.ts';
 import { readSearchStats, searchIndex } from './query.ts';
@@ -24,16 +25,6 @@ import { SEARCH_INDEX_TABLES, type SearchSpace } from './tables.ts';
 const live = 'rm_replace_live';
 const fresh = 'rm_replace_fresh';
 const space: SearchSpace = { tenantId: 't', spaceId: 'graph' };
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCAB = [
   'pnpm',

@@ -8,6 +8,7 @@ import {
 import { sql } from 'kysely';
 import type { Database } from '../database.ts';
 import { describeBackend, openTestDatabase } from '../test-database.ts';
+import { prng } from '../test-random.ts';
 import { migrateSearchIndex } from './migrate.ts';
 import { setSearchDocStatus, writeSearchDocs } from './maintain.ts';
 import { readSearchStats, searchIndex, TOP_K_TUNING, type SearchWork } from './query.ts';
@@ -22,17 +23,6 @@ interface Doc {
   createdAt: string;
   status: string;
   fields: WeightedField[];
-}
-
-/** Deterministic PRNG (mulberry32), so every run sees the same corpus and queries. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const VOCAB = [
