@@ -58,6 +58,9 @@ export interface SearchBenchOptions {
 }
 
 const MIN_REQUESTS = 100;
+/** Queries of another seed, measured once each after the repeated set. */
+const NOVEL_QUERIES = 96;
+const NOVEL_SEED = 777;
 
 /** One server process projecting: from its start until caught up (or stopped at a budget). */
 export interface ProjectionPhase {
@@ -108,7 +111,13 @@ export interface SizeResult {
   projection: ProjectionResult;
   /** The first request of each endpoint after the server started (single samples). */
   cold: Record<Endpoint, number>;
+  /** The repeated query set (the steady state: its terms and documents are cached). */
   latency: Record<Endpoint, Summary>;
+  /**
+   * Queries the server has not seen, each once, after the measured requests: a long-running
+   * process meeting new questions (their common terms cached, their rare ones not).
+   */
+  novel?: Record<Endpoint, Summary>;
   /** 1-minute load average of the machine before and after the measured requests. */
   load: [number, number];
   byKind: Record<Endpoint, Record<BenchQuery['kind'], Summary>>;
@@ -406,6 +415,22 @@ async function measureLatency(
       log(label, `measuring: ${i + 1} / ${options.requests} requests per endpoint`);
     }
   }
+  // New questions on the warm process: another query set (other seed), each query once.
+  const novelSamples = Object.fromEntries(ENDPOINTS.map((e) => [e, [] as number[]]));
+  const novelQueries = benchQueries(NOVEL_QUERIES, NOVEL_SEED);
+  for (let i = 0; i < novelQueries.length; i++) {
+    const thread = threads[(i * 11) % threads.length]!;
+    for (const endpoint of ENDPOINTS) {
+      novelSamples[endpoint]!.push(await call(server, spaceId, thread, endpoint, novelQueries[i]!));
+    }
+  }
+  const novel = Object.fromEntries(
+    ENDPOINTS.map((e) => [e, summarize(novelSamples[e]!)]),
+  ) as Record<Endpoint, Summary>;
+  log(
+    label,
+    `new queries: ${ENDPOINTS.map((e) => `${e} p50 ${novel[e].p50} / p95 ${novel[e].p95} ms`).join(', ')}`,
+  );
   const load = round(loadavg()[0]!, 1);
   const latency = {} as Record<Endpoint, Summary>;
   const byKind = {} as SizeResult['byKind'];
@@ -419,7 +444,7 @@ async function measureLatency(
       ]),
     ) as Record<BenchQuery['kind'], Summary>;
   }
-  return { cold, latency, byKind, load: [loadBefore, load] as [number, number] };
+  return { cold, latency, novel, byKind, load: [loadBefore, load] as [number, number] };
 }
 
 // ---------------------------------------------------------------------------------------------

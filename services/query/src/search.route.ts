@@ -48,16 +48,23 @@ export function searchRoutes(ctx: EvidenceContext) {
         const db = rm(ctx.db, ctx.schema);
         if (!(await getSpace(db, space))) throw notFound('space', space.spaceId);
         const { query, limit, scope } = request.body;
-        const ranked = await searchIndex(ctx.db, ctx.schema, {
-          space,
-          kind: 'message',
-          query,
-          limit,
-          ...(scope === 'session' ? { threadId } : {}),
-          ...(ctx.postingCache ? { cache: ctx.postingCache } : {}),
-        });
+        // The space check and the search are independent (an unknown space finds nothing).
+        const [spaceRow, ranked] = await Promise.all([
+          getSpace(db, space),
+          searchIndex(ctx.db, ctx.schema, {
+            space,
+            kind: 'message',
+            query,
+            limit,
+            ...(scope === 'session' ? { threadId } : {}),
+            ...(ctx.postingCache ? { cache: ctx.postingCache } : {}),
+          }),
+        ]);
+        if (!spaceRow) throw notFound('space', space.spaceId);
         const ids = ranked.map((r) => r.id);
-        const messages =
+        // Every message of the hits' blocks in one query, in block order: the hit itself and its
+        // neighbours.
+        const blockRows =
           ids.length === 0
             ? []
             : await db
@@ -75,38 +82,11 @@ export function searchRoutes(ctx: EvidenceContext) {
                     .onRef('b.block_id', '=', 't.block_id'),
                 )
                 .select([
-                  'm.message_id',
-                  'm.role',
-                  'm.name',
-                  'm.content',
-                  'm.occurred_at',
-                  'm.thread_id',
-                  'b.block_id',
+                  't.block_id',
                   'b.turn_from',
                   'b.turn_to',
-                ])
-                .where('m.tenant_id', '=', space.tenantId)
-                .where('m.space_id', '=', space.spaceId)
-                .where('m.message_id', 'in', ids)
-                .execute();
-        const byId = new Map(messages.map((m) => [m.message_id, m]));
-        const hits = [];
-        // Every hit's block in one query (not one per hit), ordered as the blocks are.
-        const blockIds = [...new Set(messages.flatMap((m) => (m.block_id ? [m.block_id] : [])))];
-        const blockRows =
-          blockIds.length === 0
-            ? []
-            : await db
-                .selectFrom('messages as m')
-                .innerJoin('turns as t', (j) =>
-                  j
-                    .onRef('t.tenant_id', '=', 'm.tenant_id')
-                    .onRef('t.space_id', '=', 'm.space_id')
-                    .onRef('t.turn_id', '=', 'm.turn_id'),
-                )
-                .select([
-                  't.block_id',
                   'm.message_id',
+                  'm.thread_id',
                   'm.role',
                   'm.name',
                   'm.content',
@@ -114,11 +94,26 @@ export function searchRoutes(ctx: EvidenceContext) {
                 ])
                 .where('t.tenant_id', '=', space.tenantId)
                 .where('t.space_id', '=', space.spaceId)
-                .where('t.block_id', 'in', blockIds)
+                .where('t.block_id', 'in', (sub) =>
+                  sub
+                    .selectFrom('messages as hm')
+                    .innerJoin('turns as ht', (j) =>
+                      j
+                        .onRef('ht.tenant_id', '=', 'hm.tenant_id')
+                        .onRef('ht.space_id', '=', 'hm.space_id')
+                        .onRef('ht.turn_id', '=', 'hm.turn_id'),
+                    )
+                    .select('ht.block_id')
+                    .where('hm.tenant_id', '=', space.tenantId)
+                    .where('hm.space_id', '=', space.spaceId)
+                    .where('hm.message_id', 'in', ids),
+                )
                 .orderBy('t.block_id')
                 .orderBy('m.thread_turn')
                 .orderBy('m.seq')
                 .execute();
+        const byId = new Map(blockRows.map((m) => [m.message_id, m]));
+        const hits = [];
         const blocks = new Map<string, typeof blockRows>();
         for (const row of blockRows) {
           const list = blocks.get(row.block_id!) ?? [];
