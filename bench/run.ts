@@ -9,7 +9,7 @@
  * Writes docs/benchmarks.md. Flags (after `npm run bench --`):
  *   --only ingest|search   run one part; the other part's sections are kept from the current file
  *   --sizes 1000,10000     memory events per space for the search part (default 1000,10000,100000)
- *   --requests N           measured requests per endpoint and size (default 200), --warmup N (20)
+ *   --requests N           measured requests per endpoint and size (default 200), --warmup N (48: one pass over the query set, so the measured requests are the steady state)
  *   --as-is-budget S       seconds the server may project without planner statistics before the
  *                          bench runs ANALYZE and lets it finish (default 360)
  *   --measure-budget S     stop measuring a size after S seconds, but not before 100 requests per
@@ -59,7 +59,7 @@ const sizes = (flag('--sizes') ?? (quick ? '1000,10000' : '1000,10000,100000'))
 if (sizes.some((n) => !Number.isInteger(n) || n <= 0))
   throw new Error('--sizes: positive integers');
 const requests = Number(flag('--requests') ?? (quick ? 50 : 200));
-const warmup = Number(flag('--warmup') ?? 20);
+const warmup = Number(flag('--warmup') ?? 48);
 const asIsBudgetSeconds = Number(flag('--as-is-budget') ?? 360);
 const measureBudgetSeconds = Number(flag('--measure-budget') ?? 600);
 const seedCache = flag('--seed-cache');
