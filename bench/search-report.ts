@@ -82,7 +82,8 @@ function codeRef(): string {
     const head = git('log', '-1', '--format=%h (%s)');
     const dirty = git('status', '--porcelain')
       .split('\n')
-      .filter((l) => l && !/^.. (bench|docs)\//.test(l)).length;
+      // (The output is trimmed, so the first line may have lost its leading status blank.)
+      .filter((l) => l && !/^\s?\S{1,2}\s+(bench|docs)\//.test(l)).length;
     return dirty === 0
       ? `commit ${head}`
       : `commit ${head} plus ${dirty} changed files outside bench/ and docs/`;

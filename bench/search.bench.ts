@@ -429,7 +429,7 @@ async function measureLatency(
   ) as Record<Endpoint, Summary>;
   log(
     label,
-    `new queries: ${ENDPOINTS.map((e) => `${e} p50 ${novel[e].p50} / p95 ${novel[e].p95} ms`).join(', ')}`,
+    `new queries: ${ENDPOINTS.map((e) => `${e} p50 ${round(novel[e].p50, 1)} / p95 ${round(novel[e].p95, 1)} ms`).join(', ')}`,
   );
   const load = round(loadavg()[0]!, 1);
   const latency = {} as Record<Endpoint, Summary>;
