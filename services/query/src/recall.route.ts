@@ -73,14 +73,24 @@ export function recallRoutes(ctx: QueryContext) {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
         const { threadId } = request.params;
         const db = rm(ctx.db, ctx.schema);
-        const spaceRow = await getSpace(db, space);
-        if (!spaceRow) throw notFound('space', space.spaceId);
-        // Independent reads run side by side (on a server pool they really overlap).
-        const [thread, threadTail, threadBlockRows] = await Promise.all([
+        // Independent reads run side by side (on a server pool they really overlap); the thread
+        // reads of an unknown space find nothing.
+        const [spaceRow, thread, threadTail, threadBlockRows, standing] = await Promise.all([
+          getSpace(db, space),
           getThread(db, space, threadId),
           openTail(db, space, threadId),
           threadBlocks(db, space, threadId),
+          db
+            .selectFrom('memory_events')
+            .select('event_id')
+            .where('tenant_id', '=', space.tenantId)
+            .where('space_id', '=', space.spaceId)
+            .where('status', 'in', ['active', 'superseded'])
+            // Literal, so the partial index memory_events_standing applies.
+            .where(sql<boolean>`(pinned or criticality = 'safety')`)
+            .execute(),
         ]);
+        if (!spaceRow) throw notFound('space', space.spaceId);
         const tail = thread ? threadTail : [];
         const blocks = thread ? threadBlockRows : [];
 
@@ -91,8 +101,8 @@ export function recallRoutes(ctx: QueryContext) {
           ...tail.filter((m) => tailTurns.includes(m.turn_id)).map((m) => m.content),
         ].join('\n');
 
-        // Event search, the standing events and graph search are independent of each other.
-        const [hits, standing, graphHits] = await Promise.all([
+        // Event search and graph search are independent of each other.
+        const [hits, graphHits] = await Promise.all([
           // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
           searchEvents(ctx, space, spaceRow.turn_counter, {
             query,
@@ -100,15 +110,6 @@ export function recallRoutes(ctx: QueryContext) {
             offset: 0,
             agentMemoryWeight: 1,
           }),
-          db
-            .selectFrom('memory_events')
-            .select('event_id')
-            .where('tenant_id', '=', space.tenantId)
-            .where('space_id', '=', space.spaceId)
-            .where('status', 'in', ['active', 'superseded'])
-            // Literal, so the partial index memory_events_standing applies.
-            .where(sql<boolean>`(pinned or criticality = 'safety')`)
-            .execute(),
           // Graph candidates: graph search hits (MM-RET-5, limit 12), skipping nodes citing this
           // session's events.
           searchGraph(ctx, space, { query, limit: 12, excludeThreadId: threadId }),
