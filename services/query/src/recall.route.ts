@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { eventWeight, rrfFuse } from '@stratagate/domain';
+import { eventWeight, rrfFuse, takeCodePoints } from '@stratagate/domain';
 import {
   errorResponses,
   IdParam,
@@ -156,11 +156,15 @@ export function recallRoutes(ctx: QueryContext) {
         const events = [];
         let omitted = 0;
         for (const f of fused) {
+          if (events.length >= MAX_EVENTS) {
+            omitted++;
+            continue;
+          }
           const r = candidates.get(f.id)!;
           const card = {
             id: r.event_id,
-            title: Array.from(r.title).slice(0, 240).join(''),
-            summary: Array.from(r.summary).slice(0, 800).join(''),
+            title: takeCodePoints(r.title, 240),
+            summary: takeCodePoints(r.summary, 800),
             sourceTime: r.happened_start ?? r.mentioned_at ?? r.created_at,
             temporal: r.temporal,
             sourceBlockId: r.source_block_id,
@@ -171,7 +175,7 @@ export function recallRoutes(ctx: QueryContext) {
             scoreMeaning: SCORE_MEANING,
           };
           const cost = tokenCount(`${card.title}\n${card.summary}\n${card.sourceTime}`);
-          if (events.length >= MAX_EVENTS || used + cost > ACTIVATED_BUDGET) {
+          if (used + cost > ACTIVATED_BUDGET) {
             omitted++;
             continue;
           }

@@ -7,6 +7,7 @@ import {
   tenantOf,
   type TypedApp,
 } from '@stratagate/http';
+import { takeCodePoints } from '@stratagate/domain';
 import { searchIndex } from '@stratagate/store';
 import { EventSearchParams, searchEvents } from './event-search.ts';
 import { openBatch, type EvidenceContext } from './evidence.service.ts';
@@ -18,7 +19,7 @@ const ThreadParams = z.object({ spaceId: SpaceIdParam, threadId: IdParam });
 const SCORE_MEANING = 'BM25 relevance; orders results only, never a probability of truth';
 const FUSED_SCORE_MEANING =
   'reciprocal-rank fusion of BM25, structured filters and pools; orders results only, never a probability of truth';
-const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
+const cut = takeCodePoints;
 const SPACE_NOT_FOUND =
   'The space does not exist in the tenant of the API key (`space_not_found`).';
 

@@ -1,4 +1,4 @@
-export { codePointLength, estimateTokens } from './tokens.ts';
+export { codePointLength, estimateTokens, takeCodePoints } from './tokens.ts';
 export type { LayerMessage, LayerToolCall } from './layer-message.ts';
 export { parseToolJson, summarizeToolResult } from './tool-summary.ts';
 export { dropFillers, FILLER_PHRASES } from './fillers.ts';

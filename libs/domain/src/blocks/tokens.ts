@@ -24,17 +24,23 @@ export function estimateTokens(text: string): number {
   return tokens + Math.ceil(asciiRun / 4);
 }
 
-/** The first `max` code points; a surrogate pair is never split. */
+/** The first `max` code points; a surrogate pair is never split. One slice, no copy per char. */
 export function takeCodePoints(text: string, max: number): string {
   if (max <= 0) return '';
-  let out = '';
-  let count = 0;
-  for (const char of text) {
-    if (count >= max) break;
-    out += char;
-    count += 1;
+  // UTF-16 units ≥ code points: a text this short is whole.
+  if (text.length <= max) return text;
+  let end = 0;
+  for (let count = 0; end < text.length && count < max; count++) {
+    const unit = text.charCodeAt(end);
+    const pair =
+      unit >= 0xd800 &&
+      unit <= 0xdbff &&
+      end + 1 < text.length &&
+      text.charCodeAt(end + 1) >= 0xdc00 &&
+      text.charCodeAt(end + 1) <= 0xdfff;
+    end += pair ? 2 : 1;
   }
-  return out;
+  return text.slice(0, end);
 }
 
 /** The last `max` code points. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codePointLength, estimateTokens, takeCodePoints, takeLastCodePoints } from './tokens.ts';
 
@@ -39,5 +40,15 @@ describe('code-point cuts', () => {
     expect(takeLastCodePoints('a😀b😀', 2)).toBe('b😀');
     expect(takeCodePoints('abc', 0)).toBe('');
     expect(takeLastCodePoints('abc', 0)).toBe('');
+  });
+
+  it('takes what the string iterator gives, lone surrogates included', () => {
+    expect(takeCodePoints('\ud83d\ud83d😀x', 3)).toBe('\ud83d\ud83d😀');
+    expect(takeCodePoints('a\ude00b', 2)).toBe('a\ude00');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.nat(40), (text, max) => {
+        expect(takeCodePoints(text, max)).toBe(Array.from(text).slice(0, max).join(''));
+      }),
+    );
   });
 });

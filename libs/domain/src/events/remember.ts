@@ -1,4 +1,5 @@
 import type { Criticality, EventType } from './memory-event.ts';
+import { takeCodePoints } from '../blocks/tokens.ts';
 
 export const REMEMBER_CATEGORIES = ['preference', 'decision', 'correction', 'fact'] as const;
 export type RememberCategory = (typeof REMEMBER_CATEGORIES)[number];
@@ -17,7 +18,7 @@ export interface RememberCandidateCard {
   eventType: EventType;
 }
 
-const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
+const cut = takeCodePoints;
 
 /**
  * MM-REM-2: the event a "remember" call proposes. The summary is the collapsed content; the title

@@ -93,8 +93,25 @@ export function docTermFrequencies(fields: readonly WeightedField[]): {
 
 /** Unique query terms in first-seen order (plain BM25: every word counts). */
 export function queryTerms(query: string): string[] {
-  return [...new Set(tokenize(query))];
+  const known = recentQueries.get(query);
+  if (known) return [...known];
+  const terms = [...new Set(tokenize(query))];
+  if (query.length <= MAX_REMEMBERED_QUERY) {
+    recentQueries.set(query, terms);
+    if (recentQueries.size > REMEMBERED_QUERIES) {
+      recentQueries.delete(recentQueries.keys().next().value!);
+    }
+  }
+  return [...terms];
 }
+
+/**
+ * The terms of recent queries: one request analyses its query several times (each event pool,
+ * the graph, the index), and segmenting was a tenth of a recall's allocations.
+ */
+const recentQueries = new Map<string, readonly string[]>();
+const REMEMBERED_QUERIES = 64;
+const MAX_REMEMBERED_QUERY = 8192;
 
 const FUNCTION_WORDS = new Set(stopwordLists.eng.map((w) => `word:${w}`));
 

@@ -351,7 +351,11 @@ async function rankTop(
   const cut = board.kthLargest(offset + limit, -Infinity, final);
   const top: [number, number][] = [];
   const { scores } = board;
-  for (const no of final ?? board.seen.subarray(0, board.count)) {
+  // Indexed loops: iterating a typed array allocates a result object per element.
+  const nos = final ?? board.seen;
+  const n = final ? final.length : board.count;
+  for (let i = 0; i < n; i++) {
+    const no = nos[i]!;
     const score = scores[no]!;
     if (score >= cut && score > 0) top.push([no, score]);
   }
