@@ -259,7 +259,9 @@ async function editPostings(
 /**
  * Takes the next index version of a (tenant, space, kind) for a write that edits chunks (ADR
  * 0018), first thing in the write, so every writer locks the counter row before any other row of
- * the index. 0 when the kind has no documents (nothing to edit).
+ * the index. 0 when the kind has no documents (nothing to edit). The caller stamps it in later
+ * statements, so it runs in a transaction (its own when it was given none): only then is the
+ * lock held until the chunks commit, which keeps versions in commit order.
  */
 async function nextIndexVersion(
   db: AnyDb,
@@ -291,6 +293,11 @@ export async function setSearchDocStatus(
 ): Promise<number> {
   assertSchemaName(schema);
   if (docIds.length === 0) return 0;
+  if (!db.isTransaction) {
+    return db
+      .transaction()
+      .execute((trx) => setSearchDocStatus(trx, schema, space, kind, docIds, status));
+  }
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
   const statsTable = sql.id(schema, 'search_stats');
@@ -384,6 +391,9 @@ export async function replaceSearchDocs(
   input: { docIds: readonly string[]; docs: readonly SearchDocInput[] },
 ): Promise<{ removed: number; written: number }> {
   assertSchemaName(schema);
+  if (!db.isTransaction) {
+    return db.transaction().execute((trx) => replaceSearchDocs(trx, schema, space, kind, input));
+  }
   const ids = [...new Set([...input.docIds, ...input.docs.map((d) => d.docId)])];
   if (ids.length === 0) return { removed: 0, written: 0 };
   const { tenantId, spaceId } = space;

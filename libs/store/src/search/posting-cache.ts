@@ -28,11 +28,12 @@ export interface PostingScope {
   kind: string;
 }
 
-/** A term's chunks as of `since`, in chunk order. Never mutated once stored. */
+/** A term's chunks as of `since`. Never mutated once stored. */
 export interface TermSnapshot {
   readonly since: number;
+  /** By chunk number (what a newer chunk replaces). */
   readonly chunks: ReadonlyMap<number, Uint8Array>;
-  /** The same chunks' data in chunk order. */
+  /** The same chunks' data in chunk order (what a search reads; kept, not sorted per search). */
   readonly list: readonly Uint8Array[];
   readonly bytes: number;
 }
@@ -152,8 +153,7 @@ export class PostingCache {
       chunks.set(c.chunk, c.data);
       if (c.version > since) since = c.version;
     }
-    const ordered = new Map([...chunks].sort(([a], [b]) => a - b));
-    const list = [...ordered.values()];
+    const list = [...chunks.keys()].sort((a, b) => a - b).map((no) => chunks.get(no)!);
     if (list.length > 0 && epoch !== null && this.epochs.get(read.scopeKey) === epoch) {
       let bytes = TERM_OVERHEAD;
       for (const data of list) bytes += data.byteLength + CHUNK_OVERHEAD;
@@ -164,7 +164,7 @@ export class PostingCache {
         this.store(key, {
           scopeKey: read.scopeKey,
           bytes,
-          snapshot: { since, chunks: ordered, list, bytes },
+          snapshot: { since, chunks, list, bytes },
         });
       }
     }
@@ -212,6 +212,8 @@ export class PostingCache {
   }
 
   private observeEpoch(scopeKey: string, epoch: string | null): void {
+    // A cache that stores nothing needs no epochs either (nor a map growing per space).
+    if (this.maxBytes === 0) return;
     const current = this.epochs.get(scopeKey);
     if (current === (epoch ?? undefined)) return;
     if (current !== undefined) {

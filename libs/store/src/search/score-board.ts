@@ -62,11 +62,6 @@ export class ScoreBoard {
     this.scores[no] = this.scores[no]! + gain;
   }
 
-  /** The seen numbers as a plain list. */
-  seenList(): number[] {
-    return Array.from(this.seen.subarray(0, this.count));
-  }
-
   /**
    * The k-th largest score among `nos` (default: the seen numbers), known to be at least `floor`
    * (returned when fewer than k scores reach it). Copies only the scores ≥ floor, then

@@ -10,7 +10,9 @@
  *   numbers (ADR 0017, `packed-postings.ts`). An entry carries the document's number, the
  *   weighted term frequency (`docTermFrequencies`), and a copy of the document's length and status
  *   (kept in step by the status moves), so the postings of a term give each document's exact
- *   contribution and the status filter directly.
+ *   contribution and the status filter directly. Each chunk carries the index version of the
+ *   write that last changed it, and a chunk a write empties stays, empty, so a query process's
+ *   cache learns of every change (ADR 0018).
  * - `search_postings`: a view of the packed postings one row each, by document id (dumps,
  *   inspection and tests; queries read the chunks).
  * - `search_stats`: document count and total length per (tenant, space, kind, status), kept exact
@@ -88,6 +90,8 @@ export interface SearchPostingChunkRow {
   term: string;
   chunk: number;
   data: Uint8Array;
+  /** The index version of the write that last changed this chunk (ADR 0018). */
+  version: number;
 }
 
 /** The next document number of a (tenant, space, kind). */
@@ -96,6 +100,10 @@ export interface SearchDocNumberRow {
   space_id: string;
   doc_kind: SearchDocKind;
   next_no: number;
+  /** The last index version taken by a write (ADR 0018). */
+  version: number;
+  /** Random when the row is created: tells a rebuilt index from the one a cache read. */
+  epoch: string;
 }
 
 export interface SearchStatRow {
