@@ -120,6 +120,14 @@ export const ConfigSchema = z
       .describe('service.name; default stratagate, or stratagate-<role> for one role'),
     STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    STRATAGATE_EMBEDDED_BATCH_MS: z.coerce
+      .number()
+      .min(1)
+      .max(10_000)
+      .default(20)
+      .describe(
+        'embedded store: the projector sizes its batches and indexing slices to hold the one session about this long (ADR 0019)',
+      ),
     STRATAGATE_SEARCH_CACHE_MB: z.coerce
       .number()
       .min(0)

@@ -182,6 +182,11 @@ export async function startNode(
           log,
           target,
           onError: onError('projector'),
+          // One session for every role (PGlite): an acknowledgement waits for the batch in
+          // progress, so batches are sized to a time budget (ADR 0019).
+          ...(database.capabilities.concurrentSessions
+            ? {}
+            : { batchBudget: { budgetMs: config.STRATAGATE_EMBEDDED_BATCH_MS } }),
         })
       : null;
   /**

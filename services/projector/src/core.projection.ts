@@ -62,7 +62,7 @@ export function createCoreProjection(
     },
     // Sealed blocks' messages are indexed for raw search by the indexing lane (ADR 0014).
     deferred: {
-      drain: (db, schema) => drainMessageIndex(db, schema),
+      drain: (db, schema, slice) => drainMessageIndex(db, schema, slice?.limit, slice?.held),
       queued: (db, schema) => messageIndexQueued(db, schema),
     },
   };

@@ -1,4 +1,5 @@
 import type { AnyDb } from '@stratagate/store';
+import { BatchSizer, type BatchBudget } from './batch-budget.ts';
 import type { DeferredWork } from './projection.ts';
 
 export interface DeferredLane {
@@ -21,6 +22,10 @@ export function deferredLane(options: {
   work: () => DeferredWork | undefined;
   onError?: ((error: unknown) => void) | undefined;
   retryMs?: number;
+  /** Sizes each slice to about this long a transaction (ADR 0019); the work's default without. */
+  budget?: BatchBudget;
+  /** Items per slice at most, with a budget (default 32). */
+  maxSlice?: number;
   /**
    * Upkeep after the lane emptied the queue, as after a committed batch (the projection's
    * `afterCommit`: the lane's writes need their visibility maps set like the batches' do).
@@ -28,6 +33,10 @@ export function deferredLane(options: {
   afterDrain?: (schema: string) => Promise<void>;
 }): DeferredLane {
   const { db } = options;
+  // Blocks queued count as the backlog: 8 of them double the budget (a block is ~24 messages).
+  const sizer = options.budget
+    ? new BatchSizer({ budget: options.budget, max: options.maxSlice ?? 32, initial: 4, knee: 8 })
+    : null;
   let running: Promise<void> | null = null;
   let next: string | null = null;
   let stopped = false;
@@ -38,7 +47,14 @@ export function deferredLane(options: {
     let drained = 0;
     for (;;) {
       if (!work || stopped) return;
-      const n = await work.drain(db, schema);
+      const limit = sizer?.next((await work.queued(db, schema)).items);
+      let heldMs = NaN;
+      const n = await work.drain(
+        db,
+        schema,
+        sizer ? { limit, held: (ms) => (heldMs = ms) } : undefined,
+      );
+      sizer?.observe(n, heldMs);
       if (n === 0) break;
       drained += n;
     }

@@ -206,4 +206,49 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
       await dumpReadModel(database.db, 'rm_queued'),
     );
   });
+
+  it('with a time budget (embedded store, ADR 0019), batches and lane slices shrink to fit it and the result is the same', async () => {
+    const batches: number[] = [];
+    const limits: (number | undefined)[] = [];
+    const held: number[] = [];
+    const watched: Projection = {
+      ...coreProjection,
+      deferred: {
+        ...coreProjection.deferred!,
+        drain: (db, schema, slice) => {
+          limits.push(slice?.limit);
+          return coreProjection.deferred!.drain(db, schema, {
+            ...slice,
+            held: (ms) => {
+              held.push(ms);
+              slice?.held?.(ms);
+            },
+          });
+        },
+      },
+    };
+    // A budget no transaction can meet: every batch and every slice is held to one item.
+    const projector = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_budget',
+      projection: watched,
+      batchBudget: { budgetMs: 0.001 },
+      batchSize: 8,
+      onBatch: (b) => batches.push(b.records),
+    });
+    expect(await projector.catchUp()).toBe(head);
+    expect(head).toBeGreaterThan(8);
+    // The first batch takes the initial size (the maximum here, 8); every batch measured after
+    // it takes one record.
+    expect(batches).toEqual([8, ...Array<number>(head - 8).fill(1)]);
+    expect(limits[0]).toBe(4);
+    expect(limits.slice(1).every((n) => n === 1)).toBe(true);
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.every((ms) => ms >= 0)).toBe(true);
+    expect(await queued('rm_budget')).toBe(0);
+    expect(await dumpReadModel(database.db, 'rm_budget')).toEqual(
+      await dumpReadModel(database.db, 'rm_queued'),
+    );
+  });
 });

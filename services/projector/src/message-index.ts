@@ -45,9 +45,12 @@ export async function drainMessageIndex(
   db: AnyDb,
   schema: string,
   limit = MESSAGE_INDEX_SLICE,
+  held?: (ms: number) => void,
 ): Promise<number> {
   assertSchemaName(schema);
-  return db.transaction().execute(async (trx) => {
+  let heldSince = 0;
+  const taken = await db.transaction().execute(async (trx) => {
+    heldSince = performance.now();
     await sql`select pg_advisory_xact_lock(hashtext('stratagate.message_index'), hashtext(${schema}))`.execute(
       trx,
     );
@@ -144,6 +147,8 @@ export async function drainMessageIndex(
     );
     return queued.length;
   });
+  held?.(performance.now() - heldSince);
+  return taken;
 }
 
 /**

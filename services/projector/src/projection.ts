@@ -24,9 +24,17 @@ export interface Projection {
   deferred?: DeferredWork;
 }
 
+/** How much one drain may take, and where it reports how long it held the session. */
+export interface DrainSlice {
+  /** Items at most (the work's own default when omitted). */
+  limit?: number;
+  /** Called after COMMIT with the milliseconds from the transaction's first statement. */
+  held?: (ms: number) => void;
+}
+
 export interface DeferredWork {
   /** Applies a slice of the queued work in one transaction; 0 once nothing is queued. */
-  drain(db: AnyDb, schema: string): Promise<number>;
+  drain(db: AnyDb, schema: string, slice?: DrainSlice): Promise<number>;
   /** What is queued: items, and the log position of the oldest (null when nothing is). */
   queued(db: AnyDb, schema: string): Promise<{ items: number; oldestPosition: number | null }>;
 }

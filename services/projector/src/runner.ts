@@ -2,6 +2,7 @@ import { decodeRecord, type DecodedRecord } from '@stratagate/domain';
 import { tailLoop, type MessageLog } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
+import { BatchSizer, type BatchBudget } from './batch-budget.ts';
 import type { Projection } from './projection.ts';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
 import { deferredLane } from './deferred-lane.ts';
@@ -15,7 +16,14 @@ import {
 export interface ProjectorSettings {
   db: AnyDb;
   log: MessageLog;
+  /** Records per batch at most (default 500). */
   batchSize?: number;
+  /**
+   * Holds each batch's transaction (and each indexing-lane slice) to about this long by sizing
+   * batches from measured durations (ADR 0019): for the embedded store, whose one session an
+   * acknowledgement waits for. Without it every batch may take `batchSize` records.
+   */
+  batchBudget?: BatchBudget;
   /** Poll interval when idle; in-process appends wake the loop. */
   idleMs?: number;
   /** Delay after a wake-up so bursts are applied in larger batches (default 20 ms). */
@@ -53,7 +61,9 @@ export function createProjector(options: ProjectorOptions): Projector {
   const { db, log } = options;
   const target =
     'target' in options ? options.target : fixedTarget(options.schema, options.projection);
-  const batchSize = options.batchSize ?? 500;
+  const sizer = new BatchSizer({ budget: options.batchBudget, max: options.batchSize ?? 500 });
+  // Records in the log past the last batch, as last seen (the lag report reads the head).
+  let behind = 0;
   const idleMs = options.idleMs ?? 200;
   let active: ResolvedTarget | null = null;
   let migrated: string | null = null;
@@ -64,6 +74,7 @@ export function createProjector(options: ProjectorOptions): Projector {
     db,
     work: () => active?.projection.deferred,
     onError: options.onError,
+    ...(options.batchBudget ? { budget: options.batchBudget } : {}),
     afterDrain: async (schema) => {
       if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
     },
@@ -80,15 +91,18 @@ export function createProjector(options: ProjectorOptions): Projector {
     return next;
   }
 
-  async function step(t: ResolvedTarget): Promise<number> {
+  /** Applies one batch; `full` when it took as many records as it was allowed. */
+  async function step(t: ResolvedTarget): Promise<{ full: boolean }> {
     const name = t.projection.name;
     const from = checkpoint ?? (await readCheckpoint(db, t.schema, name));
     checkpoint = from;
-    const stored = await log.readAll(from, batchSize);
+    const limit = sizer.next(behind);
+    const stored = await log.readAll(from, limit);
     if (stored.length === 0) {
       // Nothing visible past the checkpoint: caught up.
       recordConsumerLag(name, undefined, 0);
-      return 0;
+      behind = 0;
+      return { full: false };
     }
     const records: DecodedRecord[] = [];
     for (const s of stored) {
@@ -97,18 +111,24 @@ export function createProjector(options: ProjectorOptions): Projector {
       if (decoded) records.push(decoded);
     }
     const to = stored[stored.length - 1]!.position;
+    let heldSince = 0;
     try {
       // One span per batch, parented or linked to the traces that wrote its records.
       await traceRecordBatch(
         name,
         stored,
         () =>
-          db.transaction().execute(async (trx) => {
-            await target.confirm(trx, t);
-            await t.projection.handle(trx, t.schema, records);
-            const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
-            if (outcome !== 'ok') throw new CheckpointMoved(outcome);
-          }),
+          db
+            .transaction()
+            .execute(async (trx) => {
+              // From the first statement to COMMIT: the time the session is held.
+              heldSince = performance.now();
+              await target.confirm(trx, t);
+              await t.projection.handle(trx, t.schema, records);
+              const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
+              if (outcome !== 'ok') throw new CheckpointMoved(outcome);
+            })
+            .then(() => sizer.observe(stored.length, performance.now() - heldSince)),
         {
           'stratagate.schema': t.schema,
           'stratagate.position.from': from,
@@ -124,13 +144,14 @@ export function createProjector(options: ProjectorOptions): Projector {
     await t.projection.afterCommit?.(db, t.schema);
     await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
-    return stored.length;
+    return { full: stored.length >= limit };
   }
 
   /** Records still to apply after this batch; a metric only, so a failed read is ignored. */
   async function reportLag(name: string, to: number): Promise<void> {
     try {
-      recordConsumerLag(name, undefined, (await log.headPosition()) - to);
+      behind = Math.max(0, (await log.headPosition()) - to);
+      recordConsumerLag(name, undefined, behind);
     } catch {
       // The next batch reports again.
     }
@@ -142,7 +163,7 @@ export function createProjector(options: ProjectorOptions): Projector {
     for (;;) {
       try {
         // A short batch means we reached the (visible) end of the log.
-        if ((await step(t)) < batchSize) break;
+        if (!(await step(t)).full) break;
       } catch (error) {
         if (error instanceof TargetMoved) {
           // Reads switched to another version: continue that one from its own checkpoint.
