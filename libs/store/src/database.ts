@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, SessionLock } from './pglite-dialect.ts';
+import { PGliteStatements } from './pglite-statements.ts';
 
 /** Where the data lives: a Postgres server, a PGlite data directory, or PGlite in memory. */
 export type DatabaseTarget =
@@ -58,9 +59,18 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const client = await PGlite.create(target.dataDir ? { dataDir: target.dataDir } : {});
   // PGlite returns int8 as bigint-safe number only via a parser; keep the same shape as pg.
   const lock = new SessionLock();
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect(client, { lock }) }) as AnyDb;
+  // One session: one lock and one set of prepared statements for every dialect over it.
+  const statements = new PGliteStatements(client);
+  const db = new Kysely<unknown>({
+    dialect: new PGliteDialect(client, { lock, statements }),
+  }) as AnyDb;
   const foreground = new Kysely<unknown>({
-    dialect: new PGliteDialect(client, { lock, priority: 'foreground', ownsClient: false }),
+    dialect: new PGliteDialect(client, {
+      lock,
+      statements,
+      priority: 'foreground',
+      ownsClient: false,
+    }),
   }) as AnyDb;
   return {
     db,

@@ -9,6 +9,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { PGliteStatements } from './pglite-statements.ts';
 
 /**
  * Kysely dialect for an embedded PGlite instance.
@@ -43,6 +44,11 @@ export type SessionPriority = 'foreground' | 'background';
 export interface PGliteDialectOptions {
   /** Shared by every dialect over the same PGlite instance; one is created when omitted. */
   lock?: SessionLock;
+  /**
+   * The session's prepared statements (ADR 0020), shared like `lock`: one is created when
+   * omitted.
+   */
+  statements?: PGliteStatements;
   /** Foreground waiters (acknowledgement paths) go before background ones. Default background. */
   priority?: SessionPriority;
   /** Whether destroying this Kysely instance closes PGlite (only its owner should). Default true. */
@@ -82,6 +88,7 @@ export class SessionLock {
 class PGliteDriver implements Driver {
   private readonly lock: SessionLock;
   private readonly priority: SessionPriority;
+  private readonly statements: PGliteStatements;
 
   constructor(
     private readonly client: PGlite,
@@ -89,6 +96,7 @@ class PGliteDriver implements Driver {
   ) {
     this.lock = options.lock ?? new SessionLock();
     this.priority = options.priority ?? 'background';
+    this.statements = options.statements ?? new PGliteStatements(client);
   }
 
   async init(): Promise<void> {
@@ -103,7 +111,7 @@ class PGliteDriver implements Driver {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const release = await this.lock.acquire(this.priority);
     // Each acquisition gets its own handle, so a release can only free the hold it belongs to.
-    const connection = new PGliteConnection(this.client);
+    const connection = new PGliteConnection(this.statements);
     connection.release = release;
     return connection;
   }
@@ -127,10 +135,10 @@ class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   release: (() => void) | undefined;
-  constructor(private readonly client: PGlite) {}
+  constructor(private readonly statements: PGliteStatements) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.client.query<R>(compiled.sql, [...compiled.parameters]);
+    const result = await this.statements.query<R>(compiled.sql, compiled.parameters);
     const affected = result.affectedRows;
     return {
       rows: result.rows,

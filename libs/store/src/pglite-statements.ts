@@ -1,0 +1,130 @@
+import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+
+/**
+ * Named prepared statements on the one PGlite session (ADR 0020).
+ *
+ * `PGlite.query` sends every statement as an unnamed one: Parse, Describe, Bind, Describe,
+ * Execute and Sync, each a separate call into WebAssembly. Postgres parses, analyses and plans
+ * the text again every time. On PGlite that costs about 0.2 ms for `select $1`, and several
+ * milliseconds for the large statements of the search index.
+ *
+ * This cache parses a statement once under a name and afterwards sends Bind, Describe, Execute
+ * and Sync in one call. Postgres keeps the analysed statement. It may also keep a generic plan,
+ * when that costs no more than the custom plans before it (its `plan_cache_mode = auto`).
+ *
+ * The session's statements must all go through one cache, and the caller holds the session
+ * (the dialect's `SessionLock`) for every call.
+ */
+export class PGliteStatements {
+  private readonly named = new Map<string, Prepared>();
+  /** Names evicted from the cache; closed ahead of the next statement sent. */
+  private closing: string[] = [];
+  private counter = 0;
+  /** Names are unique per cache too, so that two caches on one session cannot collide. */
+  private readonly prefix = `sg${++caches}_`;
+
+  constructor(
+    private readonly client: PGlite,
+    /** Statements kept prepared; the least recently used is closed beyond it. */
+    private readonly capacity = 256,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`capacity must be ≥ 1 (got ${capacity})`);
+    }
+  }
+
+  /** Prepared statements currently held (for tests and metrics). */
+  get size(): number {
+    return this.named.size;
+  }
+
+  async query<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
+    if (params.length === 0) {
+      // Without parameters: the simple protocol. A schema change may make a prepared
+      // statement's result shape stale (Postgres refuses to run it), so DDL drops them all.
+      const result = await this.client.query<R>(text);
+      if (DDL.test(text)) await this.forgetAll();
+      return result;
+    }
+    const prepared = this.named.get(text) ?? (await this.prepare(text));
+    const values = params.map((param, i) => {
+      if (param === null || param === undefined) return null;
+      const serialize = this.client.serializers[prepared.types[i] ?? 0];
+      return serialize ? serialize(param) : String(param);
+    });
+    const messages = await this.client.execProtocolStream(
+      concat([
+        ...this.takeClosing(),
+        protocol.serialize.bind({ statement: prepared.name, values }),
+        DESCRIBE_PORTAL,
+        EXECUTE,
+        SYNC,
+      ]),
+      { syncToFs: true },
+    );
+    return parse.parseResults(messages, this.client.parsers)[0] as Results<R>;
+  }
+
+  private async prepare(text: string): Promise<Prepared> {
+    const name = `${this.prefix}${++this.counter}`;
+    const messages = await this.client.execProtocolStream(
+      concat([
+        ...this.takeClosing(),
+        protocol.serialize.parse({ name, text }),
+        protocol.serialize.describe({ type: 'S', name }),
+        SYNC,
+      ]),
+      { syncToFs: false },
+    );
+    const prepared = { name, types: parse.parseDescribeStatementResults(messages) };
+    this.named.set(text, prepared);
+    if (this.named.size > this.capacity) {
+      const [oldestText, oldest] = this.named.entries().next().value as [string, Prepared];
+      this.named.delete(oldestText);
+      this.closing.push(oldest.name);
+    }
+    return prepared;
+  }
+
+  private takeClosing(): Uint8Array[] {
+    if (this.closing.length === 0) return [];
+    const messages = this.closing.map((name) => protocol.serialize.close({ type: 'S', name }));
+    this.closing = [];
+    return messages;
+  }
+
+  private async forgetAll(): Promise<void> {
+    if (this.named.size === 0 && this.closing.length === 0) return;
+    this.named.clear();
+    this.closing = [];
+    await this.client.query('deallocate all');
+  }
+}
+
+let caches = 0;
+
+interface Prepared {
+  name: string;
+  /** Parameter type OIDs, as Postgres inferred them: they pick the serializer of each value. */
+  types: number[];
+}
+
+/** Statements that may change a table's or a function's shape. */
+const DDL =
+  /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(create|alter|drop|truncate|comment|grant|revoke|reindex|do)\b/i;
+
+const DESCRIBE_PORTAL = protocol.serialize.describe({ type: 'P' });
+const EXECUTE = protocol.serialize.execute({});
+const SYNC = protocol.serialize.sync();
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
