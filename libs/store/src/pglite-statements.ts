@@ -46,7 +46,14 @@ export class PGliteStatements {
       if (DDL.test(text)) await this.forgetAll();
       return result;
     }
-    const prepared = this.named.get(text) ?? (await this.prepare(text));
+    let prepared = this.named.get(text);
+    if (prepared) {
+      // Most recently used last: eviction takes the first entry.
+      this.named.delete(text);
+      this.named.set(text, prepared);
+    } else {
+      prepared = await this.prepare(text);
+    }
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
       const serialize = this.client.serializers[prepared.types[i] ?? 0];

@@ -17,7 +17,7 @@ import { onGraphProjected } from './graph.projection.ts';
 import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
-import { drainMessageIndex, messageIndexQueued } from './message-index.ts';
+import { drainMessageIndex, MESSAGE_INDEX_SLICE, messageIndexQueued } from './message-index.ts';
 import type { Projection, ProjectionDefinition } from './projection.ts';
 import {
   ensureSpace,
@@ -62,6 +62,7 @@ export function createCoreProjection(
     },
     // Sealed blocks' messages are indexed for raw search by the indexing lane (ADR 0014).
     deferred: {
+      maxSlice: MESSAGE_INDEX_SLICE,
       drain: (db, schema, slice) => drainMessageIndex(db, schema, slice?.limit, slice?.held),
       queued: (db, schema) => messageIndexQueued(db, schema),
     },

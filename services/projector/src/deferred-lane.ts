@@ -22,10 +22,11 @@ export function deferredLane(options: {
   work: () => DeferredWork | undefined;
   onError?: ((error: unknown) => void) | undefined;
   retryMs?: number;
-  /** Sizes each slice to about this long a transaction (ADR 0019); the work's default without. */
+  /**
+   * Sizes each slice to about this long a transaction, up to the work's `maxSlice` (ADR 0019);
+   * without it every slice takes `maxSlice`.
+   */
   budget?: BatchBudget;
-  /** Items per slice at most, with a budget (default 32). */
-  maxSlice?: number;
   /**
    * Upkeep after the lane emptied the queue, as after a committed batch (the projection's
    * `afterCommit`: the lane's writes need their visibility maps set like the batches' do).
@@ -33,10 +34,8 @@ export function deferredLane(options: {
   afterDrain?: (schema: string) => Promise<void>;
 }): DeferredLane {
   const { db } = options;
-  // Blocks queued count as the backlog: 8 of them double the budget (a block is ~24 messages).
-  const sizer = options.budget
-    ? new BatchSizer({ budget: options.budget, max: options.maxSlice ?? 32, initial: 4, knee: 8 })
-    : null;
+  // Made at the first slice, when the work (and its maxSlice) is known.
+  let sizer: BatchSizer | null = null;
   let running: Promise<void> | null = null;
   let next: string | null = null;
   let stopped = false;
@@ -47,6 +46,16 @@ export function deferredLane(options: {
     let drained = 0;
     for (;;) {
       if (!work || stopped) return;
+      // Items queued count as the backlog: 8 of them double the budget (a sealed block, the
+      // message index's item, is ~24 messages).
+      if (options.budget) {
+        sizer ??= new BatchSizer({
+          budget: options.budget,
+          max: work.maxSlice,
+          initial: 4,
+          knee: 8,
+        });
+      }
       const limit = sizer?.next((await work.queued(db, schema)).items);
       let heldMs = NaN;
       const n = await work.drain(

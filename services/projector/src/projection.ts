@@ -33,6 +33,8 @@ export interface DrainSlice {
 }
 
 export interface DeferredWork {
+  /** Items one drain takes when it is given no limit; a time budget sizes slices up to it. */
+  maxSlice: number;
   /** Applies a slice of the queued work in one transaction; 0 once nothing is queued. */
   drain(db: AnyDb, schema: string, slice?: DrainSlice): Promise<number>;
   /** What is queued: items, and the log position of the oldest (null when nothing is). */
