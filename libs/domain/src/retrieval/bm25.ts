@@ -55,6 +55,32 @@ export function bm25Score(input: Bm25TermInput): number {
   return bm25TermScorer({ avgDocLength, df, N, k1, b })(tf, docLength);
 }
 
+/** The parts of one term's BM25 contribution that do not depend on the document. */
+export interface Bm25TermWeights {
+  readonly idf: number;
+  readonly avgDocLength: number;
+  readonly k1: number;
+  readonly b: number;
+}
+
+export function bm25TermWeights(input: Omit<Bm25TermInput, 'tf' | 'docLength'>): Bm25TermWeights {
+  const { avgDocLength, df, N, k1, b } = input;
+  return { idf: bm25Idf(N, df), avgDocLength, k1, b };
+}
+
+/**
+ * One term's contribution to a document with `tf` occurrences and length `docLength`; 0 when
+ * the term is absent. A plain function (not a closure per term), so that a loop over many
+ * postings calls one function the engine can inline. Every scorer here computes through it, so
+ * all give bit-equal scores.
+ */
+export function bm25Gain(w: Bm25TermWeights, tf: number, docLength: number): number {
+  if (tf <= 0) return 0;
+  // An all-empty corpus has avgdl 0; a document with tf > 0 cannot be empty, so 1 is a guard.
+  const relativeLength = w.avgDocLength > 0 ? docLength / w.avgDocLength : 1;
+  return (w.idf * (tf * (w.k1 + 1))) / (tf + w.k1 * (1 - w.b + w.b * relativeLength));
+}
+
 /**
  * One term's contribution as a function of (tf, document length), with the idf computed once:
  * the same arithmetic as `bm25Score`, so both give bit-equal scores.
@@ -62,15 +88,8 @@ export function bm25Score(input: Bm25TermInput): number {
 export function bm25TermScorer(
   input: Omit<Bm25TermInput, 'tf' | 'docLength'>,
 ): (tf: number, docLength: number) => number {
-  const { avgDocLength, df, N, k1, b } = input;
-  const idf = bm25Idf(N, df);
-  const k1Plus1 = k1 + 1;
-  return (tf, docLength) => {
-    if (tf <= 0) return 0;
-    // An all-empty corpus has avgdl 0; a document with tf > 0 cannot be empty, so 1 is a guard.
-    const relativeLength = avgDocLength > 0 ? docLength / avgDocLength : 1;
-    return (idf * (tf * k1Plus1)) / (tf + k1 * (1 - b + b * relativeLength));
-  };
+  const w = bm25TermWeights(input);
+  return (tf, docLength) => bm25Gain(w, tf, docLength);
 }
 
 /** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */

@@ -16,6 +16,7 @@
  * were appended (document number order, unless two writers interleaved); readers do not rely on it.
  */
 
+import { bm25Gain, type Bm25TermWeights } from '@stratagate/domain';
 import type { ScoreBoard } from './score-board.ts';
 
 /** log2 of the document numbers per chunk. */
@@ -77,51 +78,134 @@ function view(data: Uint8Array): DataView {
 }
 
 /**
- * Calls `visit(docNo, tf, length)` for each entry of `data` whose status is in `mask`. The
- * callback form keeps the hot path free of allocations.
+ * A term's postings decoded into columns, in chunk order: what a search scores from. Decoding
+ * once (the query process's cache keeps the columns, ADR 0018) makes the scoring loop a pass over
+ * typed arrays instead of reading the big-endian bytes on every search. A scratch
+ * micro-benchmark (30 terms, 90k postings) scored in a median of 1.5 ms against 2.0–3.2 ms. The
+ * columns take the same 13 bytes per entry as the packed form.
+ */
+export interface PostingColumns {
+  readonly count: number;
+  readonly docNos: Int32Array;
+  readonly tfs: Int32Array;
+  readonly lengths: Int32Array;
+  readonly statuses: Uint8Array;
+}
+
+/** Bytes per decoded entry (three int32 and one status byte). */
+export const COLUMN_ENTRY_BYTES = 13;
+
+export const NO_POSTINGS: PostingColumns = emptyColumns(0);
+
+function emptyColumns(count: number): PostingColumns {
+  return {
+    count,
+    docNos: new Int32Array(count),
+    tfs: new Int32Array(count),
+    lengths: new Int32Array(count),
+    statuses: new Uint8Array(count),
+  };
+}
+
+/** The entries of `chunks` (packed bytes), in the order given, as columns. */
+export function decodeColumns(chunks: readonly Uint8Array[]): PostingColumns {
+  let count = 0;
+  for (const data of chunks) {
+    checkWhole(data);
+    count += data.length / ENTRY_BYTES;
+  }
+  const out = emptyColumns(count);
+  let at = 0;
+  for (const data of chunks) at = decodeInto(out, at, data);
+  return out;
+}
+
+/**
+ * Columns built from pieces in order: ranges of existing columns (kept) and packed chunks
+ * (decoded). What the cache does when newer chunks replace some of a snapshot's.
+ */
+export function assembleColumns(
+  pieces: readonly ({ from: PostingColumns; start: number; end: number } | Uint8Array)[],
+): PostingColumns {
+  let count = 0;
+  for (const piece of pieces) {
+    if (piece instanceof Uint8Array) {
+      checkWhole(piece);
+      count += piece.length / ENTRY_BYTES;
+    } else count += piece.end - piece.start;
+  }
+  const out = emptyColumns(count);
+  let at = 0;
+  for (const piece of pieces) {
+    if (piece instanceof Uint8Array) {
+      at = decodeInto(out, at, piece);
+      continue;
+    }
+    const { from, start, end } = piece;
+    out.docNos.set(from.docNos.subarray(start, end), at);
+    out.tfs.set(from.tfs.subarray(start, end), at);
+    out.lengths.set(from.lengths.subarray(start, end), at);
+    out.statuses.set(from.statuses.subarray(start, end), at);
+    at += end - start;
+  }
+  return out;
+}
+
+function decodeInto(out: PostingColumns, at: number, data: Uint8Array): number {
+  for (let o = 0; o < data.length; o += ENTRY_BYTES) {
+    out.docNos[at] = int32At(data, o);
+    out.tfs[at] = int32At(data, o + 4);
+    out.lengths[at] = int32At(data, o + 8);
+    out.statuses[at] = data[o + 12]!;
+    at++;
+  }
+  return at;
+}
+
+/**
+ * Calls `visit(docNo, tf, length)` for each entry whose status is in `mask`. The callback form
+ * keeps the hot path free of allocations.
  */
 export function forEachPosting(
-  data: Uint8Array,
+  columns: PostingColumns,
   mask: number,
   visit: (docNo: number, tf: number, length: number) => void,
 ): number {
-  checkWhole(data);
+  const { count, docNos, tfs, lengths, statuses } = columns;
   let n = 0;
-  for (let o = 0; o < data.length; o += ENTRY_BYTES) {
-    if (((1 << data[o + 12]!) & mask) === 0) continue;
-    visit(int32At(data, o), int32At(data, o + 4), int32At(data, o + 8));
+  for (let i = 0; i < count; i++) {
+    if (((1 << statuses[i]!) & mask) === 0) continue;
+    visit(docNos[i]!, tfs[i]!, lengths[i]!);
     n++;
   }
   return n;
 }
 
 /**
- * Adds `gain(tf, length)` to the board's score of each entry of `data` whose status is in `mask`
- * and whose number is below the board's limit, noting numbers seen for the first time. Returns
- * the number of entries added. The hot loop of a search: no allocation and no callback per entry
- * beyond `gain`.
+ * Adds the term's BM25 gain (`bm25Gain(weights, tf, length)`) to the board's score of each entry
+ * whose status is in `mask` and whose number is below the board's limit, noting numbers seen for
+ * the first time. Returns the number of entries added. The hot loop of a search: typed arrays
+ * only, and one plain function for the gain rather than a closure per term.
  */
 export function accumulatePostings(
-  data: Uint8Array,
+  columns: PostingColumns,
   mask: number,
-  gain: (tf: number, length: number) => number,
+  weights: Bm25TermWeights,
   board: ScoreBoard,
 ): number {
-  checkWhole(data);
   const { scores, isSeen, seen, limit } = board;
+  const { count: entries, docNos, tfs, lengths, statuses } = columns;
   let count = board.count;
   let n = 0;
-  // Big-endian int32s read from the bytes directly: a DataView per chunk was an allocation per
-  // chunk per search, thousands for a recall (ADR 0018).
-  for (let o = 0; o < data.length; o += ENTRY_BYTES) {
-    if (((1 << data[o + 12]!) & mask) === 0) continue;
-    const docNo = int32At(data, o);
+  for (let i = 0; i < entries; i++) {
+    if (((1 << statuses[i]!) & mask) === 0) continue;
+    const docNo = docNos[i]!;
     if (docNo >= limit) continue;
     if (isSeen[docNo] === 0) {
       isSeen[docNo] = 1;
       seen[count++] = docNo;
     }
-    scores[docNo] = scores[docNo]! + gain(int32At(data, o + 4), int32At(data, o + 8));
+    scores[docNo] = scores[docNo]! + bm25Gain(weights, tfs[i]!, lengths[i]!);
     n++;
   }
   board.count = count;

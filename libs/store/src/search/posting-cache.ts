@@ -20,6 +20,13 @@
  * return it, and everything cached under another epoch (a dropped and rebuilt index) is dropped.
  */
 
+import {
+  assembleColumns,
+  COLUMN_ENTRY_BYTES,
+  ENTRY_BYTES,
+  type PostingColumns,
+} from './packed-postings.ts';
+
 /** The (tenant, space, kind) of an index a search reads, plus its schema. */
 export interface PostingScope {
   schema: string;
@@ -28,13 +35,13 @@ export interface PostingScope {
   kind: string;
 }
 
-/** A term's chunks as of `since`. Never mutated once stored. */
+/** A term's chunks as of `since`, decoded. Never mutated once stored. */
 export interface TermSnapshot {
   readonly since: number;
-  /** By chunk number (what a newer chunk replaces). */
-  readonly chunks: ReadonlyMap<number, Uint8Array>;
-  /** The same chunks' data in chunk order (what a search reads; kept, not sorted per search). */
-  readonly list: readonly Uint8Array[];
+  /** The chunks' entries in chunk order, decoded once (what a search scores from). */
+  readonly columns: PostingColumns;
+  /** Per chunk number (what a newer chunk replaces), its entries' range in `columns`. */
+  readonly chunks: ReadonlyMap<number, { start: number; end: number }>;
   readonly bytes: number;
 }
 
@@ -79,8 +86,8 @@ export interface PostingCacheStats {
   refreshedChunks: number;
 }
 
-/** Bookkeeping per stored chunk (map entry, typed array object), in bytes: an estimate. */
-const CHUNK_OVERHEAD = 96;
+/** Bookkeeping per stored chunk (its map entry and range), in bytes: an estimate. */
+const CHUNK_OVERHEAD = 64;
 const TERM_OVERHEAD = 160;
 const DOC_OVERHEAD = 200;
 const VECTOR_ENTRY_BYTES = 48;
@@ -130,7 +137,7 @@ export class PostingCache {
   }
 
   /**
-   * A term's chunks after a read that returned `fetched` (the chunks newer than `term.since`),
+   * A term's postings after a read that returned `fetched` (the chunks newer than `term.since`),
    * in chunk order. Stores the new snapshot when it is newer than the stored one.
    */
   merge(
@@ -138,25 +145,41 @@ export class PostingCache {
     term: TermRead,
     epoch: string | null,
     fetched: readonly FetchedChunk[],
-  ): readonly Uint8Array[] {
+  ): PostingColumns {
     const base = term.since >= 0 ? term.base : undefined;
     if (base) {
       this.counters.hits++;
-      if (fetched.length === 0) return base.list;
+      if (fetched.length === 0) return base.columns;
       this.counters.refreshedChunks += fetched.length;
     } else {
       this.counters.misses++;
     }
-    const chunks = new Map(base?.chunks ?? []);
+    // The chunk numbers in order; a fetched chunk replaces the snapshot's of the same number.
+    const newer = new Map<number, Uint8Array>();
     let since = base?.since ?? -1;
     for (const c of fetched) {
-      chunks.set(c.chunk, c.data);
+      newer.set(c.chunk, c.data);
       if (c.version > since) since = c.version;
     }
-    const list = [...chunks.keys()].sort((a, b) => a - b).map((no) => chunks.get(no)!);
-    if (list.length > 0 && epoch !== null && this.epochs.get(read.scopeKey) === epoch) {
-      let bytes = TERM_OVERHEAD;
-      for (const data of list) bytes += data.byteLength + CHUNK_OVERHEAD;
+    const numbers = [...new Set([...(base?.chunks.keys() ?? []), ...newer.keys()])].sort(
+      (a, b) => a - b,
+    );
+    const pieces = numbers.map((no) => {
+      const data = newer.get(no);
+      return data ?? { from: base!.columns, ...base!.chunks.get(no)! };
+    });
+    const columns = assembleColumns(pieces);
+    const chunks = new Map<number, { start: number; end: number }>();
+    let at = 0;
+    for (let i = 0; i < numbers.length; i++) {
+      const piece = pieces[i]!;
+      const n = piece instanceof Uint8Array ? piece.length / ENTRY_BYTES : piece.end - piece.start;
+      chunks.set(numbers[i]!, { start: at, end: at + n });
+      at += n;
+    }
+    if (numbers.length > 0 && epoch !== null && this.epochs.get(read.scopeKey) === epoch) {
+      const bytes =
+        TERM_OVERHEAD + columns.count * COLUMN_ENTRY_BYTES + chunks.size * CHUNK_OVERHEAD;
       const key = termKey(read.scopeKey, term.term);
       const old = this.entries.get(key);
       // A read that started earlier can finish later: keep the newer snapshot.
@@ -164,11 +187,11 @@ export class PostingCache {
         this.store(key, {
           scopeKey: read.scopeKey,
           bytes,
-          snapshot: { since, chunks, list, bytes },
+          snapshot: { since, columns, chunks, bytes },
         });
       }
     }
-    return list;
+    return columns;
   }
 
   /** The cached documents among `docNos` (of the scope, under `epoch`). */

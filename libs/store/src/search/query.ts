@@ -1,8 +1,22 @@
 import { sql, type RawBuilder } from 'kysely';
-import { BM25_B, BM25_K1, bm25TermScorer, searchTerms, type RankedId } from '@stratagate/domain';
+import {
+  BM25_B,
+  BM25_K1,
+  bm25Gain,
+  bm25TermScorer,
+  bm25TermWeights,
+  searchTerms,
+  type Bm25TermWeights,
+  type RankedId,
+} from '@stratagate/domain';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from '../read-model/migrate.ts';
-import { accumulatePostings, forEachPosting, statusMask } from './packed-postings.ts';
+import {
+  accumulatePostings,
+  forEachPosting,
+  statusMask,
+  type PostingColumns,
+} from './packed-postings.ts';
 import { ScoreBoard } from './score-board.ts';
 import {
   NO_POSTING_CACHE,
@@ -138,14 +152,12 @@ async function scopedSearch(
       const docs: number[] = [];
       const tfs: number[] = [];
       const lengths: number[] = [];
-      for (const data of byTerm.get(term)!) {
-        forEachPosting(data, ALL_STATUSES, (docNo, tf, length) => {
-          if (docNo >= inScope.length || inScope[docNo] === 0) return;
-          docs.push(docNo);
-          tfs.push(tf);
-          lengths.push(length);
-        });
-      }
+      forEachPosting(byTerm.get(term)!, ALL_STATUSES, (docNo, tf, length) => {
+        if (docNo >= inScope.length || inScope[docNo] === 0) return;
+        docs.push(docNo);
+        tfs.push(tf);
+        lengths.push(length);
+      });
       if (docs.length === 0) continue;
       const gain = bm25TermScorer({ avgDocLength, df: docs.length, N, k1: BM25_K1, b: BM25_B });
       for (let i = 0; i < docs.length; i++) board.add(docs[i]!, gain(tfs[i]!, lengths[i]!));
@@ -220,9 +232,9 @@ class ChunkReader {
       where ${this.key})`;
   }
 
-  /** The packed postings of `terms`, by term (a term without postings is absent). */
-  async read(terms: readonly string[]): Promise<Map<string, readonly Uint8Array[]>> {
-    const result = new Map<string, readonly Uint8Array[]>();
+  /** The postings of `terms`, by term (a term without chunks is absent). */
+  async read(terms: readonly string[]): Promise<Map<string, PostingColumns>> {
+    const result = new Map<string, PostingColumns>();
     for (let attempt = 1; ; attempt++) {
       const read = this.cache.plan(this.scope, terms);
       const rows = await sql<ChunkRow & { epoch: string | null }>`
@@ -248,7 +260,7 @@ class ChunkReader {
     read: PlannedRead,
     epoch: string | null,
     rows: readonly ChunkRow[],
-    into: Map<string, readonly Uint8Array[]>,
+    into: Map<string, PostingColumns>,
   ): boolean {
     this.epoch = epoch;
     if (!this.cache.accept(read, epoch)) return false;
@@ -271,8 +283,8 @@ class ChunkReader {
     for (const t of read.terms) {
       const got = fetched.get(t.term) ?? [];
       this.work.chunksRead = (this.work.chunksRead ?? 0) + got.length;
-      const chunks = this.cache.merge(read, t, epoch, got);
-      if (chunks.length > 0) into.set(t.term, chunks);
+      const columns = this.cache.merge(read, t, epoch, got);
+      if (columns.count > 0) into.set(t.term, columns);
     }
     return true;
   }
@@ -346,9 +358,11 @@ async function rankTop(
   offset: number,
   limit: number,
   known: Map<number, CachedDoc> = new Map(),
+  floor = -Infinity,
 ): Promise<RankedId[]> {
-  // The k-th best score (every document when there are fewer than k).
-  const cut = board.kthLargest(offset + limit, -Infinity, final);
+  // The k-th best score (every document when there are fewer than k). Only scores at or above
+  // `floor`, a known lower bound of it, are looked at.
+  const cut = board.kthLargest(offset + limit, floor, final);
   const top: [number, number][] = [];
   const { scores } = board;
   // Indexed loops: iterating a typed array allocates a result object per element.
@@ -395,8 +409,8 @@ interface TermBound {
   df: number;
   /** The most one document can get from this term (at max_tf and min_length_per_tf). */
   upper: number;
-  /** This term's contribution as a function of (tf, length). */
-  gain: (tf: number, length: number) => number;
+  /** This term's contribution is `bm25Gain(weights, tf, length)`. */
+  weights: Bm25TermWeights;
 }
 
 /**
@@ -488,7 +502,7 @@ async function topKSearch(
     const totals = facts.rows.find((r) => r.row === 'totals');
     // The cached terms and the rare ones came with the statistics. (If the index was rebuilt
     // since the cache read it, none did: each is read when MaxScore needs it.)
-    const prefetched = new Map<string, readonly Uint8Array[]>();
+    const prefetched = new Map<string, PostingColumns>();
     const rare = new Set(
       facts.rows.flatMap((r) => (r.row === 'chunk' && r.term !== null ? [r.term] : [])),
     );
@@ -505,10 +519,11 @@ async function topKSearch(
     const bounds: TermBound[] = facts.rows.flatMap((r) => {
       if (r.row !== 'term' || r.term === null) return [];
       const df = Number(r.df);
-      const gain = bm25TermScorer({ avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
+      const weights = bm25TermWeights({ avgDocLength, df, N, k1: BM25_K1, b: BM25_B });
       const maxTf = Number(r.max_tf);
       // idf·(k1+1)/(1 + k1(1−b)/tf + k1·b·(length/tf)/avgdl) at its best case.
-      return [{ term: r.term, df, upper: gain(maxTf, Number(r.min_length_per_tf) * maxTf), gain }];
+      const upper = bm25Gain(weights, maxTf, Number(r.min_length_per_tf) * maxTf);
+      return [{ term: r.term, df, upper, weights }];
     });
     if (bounds.length === 0) return [];
     counts.terms = bounds.length;
@@ -564,16 +579,13 @@ async function topKSearch(
         // has postings, so it has chunks.)
         const missing = batch.filter((t) => !prefetched.has(t.term)).map((t) => t.term);
         const read =
-          missing.length === 0
-            ? new Map<string, readonly Uint8Array[]>()
-            : await reader.read(missing);
+          missing.length === 0 ? new Map<string, PostingColumns>() : await reader.read(missing);
         counts.termsRead += batch.length;
         // Term by term in bound order, so every document's sum runs in the same order.
         // (Documents numbered after the totals were read are past the end of `partial`: skipped.)
         for (const t of batch) {
-          for (const data of prefetched.get(t.term) ?? read.get(t.term) ?? []) {
-            counts.postingsRead += accumulatePostings(data, mask, t.gain, board);
-          }
+          const columns = prefetched.get(t.term) ?? read.get(t.term);
+          if (columns) counts.postingsRead += accumulatePostings(columns, mask, t.weights, board);
         }
         // Scores only grow, so θ does too: values below the last θ cannot be the k-th.
         theta = board.kthLargest(k, theta);
@@ -608,7 +620,7 @@ async function topKSearch(
             let score = partial[no]!;
             for (const t of unread) {
               const tf = vector.terms.get(t.term);
-              if (tf !== undefined) score += t.gain(tf, vector.length);
+              if (tf !== undefined) score += bm25Gain(t.weights, tf, vector.length);
             }
             partial[no] = score;
             completed.add(no);
@@ -617,7 +629,8 @@ async function topKSearch(
           theta = board.kthLargest(k, theta);
         }
       }
-      // Every term read: the partial scores are final; otherwise the completed ones are.
+      // Every term read: the partial scores are final; otherwise the completed ones are. θ
+      // (the k-th best partial score) bounds the k-th best final score from below.
       return rankTop(
         reader,
         board,
@@ -625,6 +638,7 @@ async function topKSearch(
         offset,
         limit,
         known,
+        theta,
       );
     }
   }
