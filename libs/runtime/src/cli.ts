@@ -13,7 +13,7 @@ import {
   type RebuildProgress,
 } from '@stratagate/projector';
 import { openDatabase } from '@stratagate/store';
-import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
+import { coreRulesFromConfig, databaseTarget, loadConfig, type Config } from './config.ts';
 import { startNode } from './node.ts';
 import { placeRoles, startBackgroundThread, type BackgroundThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
@@ -39,11 +39,7 @@ function configFrom(flags: Flags): Config {
 }
 
 async function openStores(config: Config) {
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL }
-      : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR },
-  );
+  const database = await openDatabase(databaseTarget(config));
   const { log, kafka } = await openMessageLog(config, database, false, 'stratagate-cli');
   return { database, log, kafka };
 }

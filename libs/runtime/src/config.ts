@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA } from '@stratagate/domain';
-import { DEFAULT_READ_MODEL_SCHEMA } from '@stratagate/store';
+import { DEFAULT_READ_MODEL_SCHEMA, type DatabaseTarget } from '@stratagate/store';
 
 export const ROLES = ['ingest', 'projector', 'consolidator', 'query'] as const;
 export type Role = (typeof ROLES)[number];
@@ -17,6 +17,15 @@ export const ConfigSchema = z
       .optional()
       .describe('Postgres server; PGlite in STRATAGATE_DATA_DIR when unset'),
     STRATAGATE_DATA_DIR: z.string().default('./.stratagate'),
+    STRATAGATE_PG_PREPARED_STATEMENTS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(128)
+      .describe(
+        'statements kept prepared per pooled Postgres connection (ADR 0021); 0 sends every statement unnamed, for a pooler that cannot keep them',
+      ),
     STRATAGATE_HOST: z.string().default('127.0.0.1'),
     STRATAGATE_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
     STRATAGATE_ROLES: z
@@ -167,6 +176,17 @@ export function loadConfig(
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Where the data lives, as configured: the Postgres server, or PGlite in the data directory. */
+export function databaseTarget(config: Config): DatabaseTarget {
+  return config.DATABASE_URL
+    ? {
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        preparedStatements: config.STRATAGATE_PG_PREPARED_STATEMENTS,
+      }
+    : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR };
 }
 
 /** Rules of the core projection as configured (a fresh database's first version, a rebuild). */

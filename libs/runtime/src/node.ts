@@ -44,7 +44,7 @@ import {
   serviceNameFor,
   traceLogMixin,
 } from '@stratagate/telemetry';
-import type { Config } from './config.ts';
+import { databaseTarget, type Config } from './config.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
 
@@ -110,13 +110,7 @@ export async function startNode(
           mixin: traceLogMixin,
         }));
   const now = options.now ?? (() => new Date());
-  const database =
-    options.database ??
-    (await openDatabase(
-      config.DATABASE_URL
-        ? { kind: 'postgres', url: config.DATABASE_URL }
-        : { kind: 'pglite', dataDir: config.STRATAGATE_DATA_DIR },
-    ));
+  const database = options.database ?? (await openDatabase(databaseTarget(config)));
   const roles = new Set(config.STRATAGATE_ROLES);
   const opened = await openMessageLog(
     config,

@@ -4,10 +4,21 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, SessionLock } from './pglite-dialect.ts';
 import { PGliteStatements } from './pglite-statements.ts';
+import { PreparedStatementPool } from './pg-statements.ts';
 
 /** Where the data lives: a Postgres server, a PGlite data directory, or PGlite in memory. */
 export type DatabaseTarget =
-  { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /**
+       * Statements kept prepared per pooled connection (ADR 0021; default 128). 0 sends every
+       * statement unnamed, for a connection pooler that cannot keep prepared statements.
+       */
+      preparedStatements?: number;
+    }
+  | { kind: 'pglite'; dataDir?: string };
 
 export type Capabilities = {
   /** More than one session: concurrent transactions really run side by side. */
@@ -43,7 +54,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     pool.on('error', (error) => {
       if (!closing) console.error(`postgres pool: idle connection lost: ${error.message}`);
     });
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) }) as AnyDb;
+    const prepared = target.preparedStatements ?? 128;
+    const db = new Kysely<unknown>({
+      dialect: new PostgresDialect({
+        pool: prepared > 0 ? new PreparedStatementPool(pool, prepared) : pool,
+      }),
+    }) as AnyDb;
     await sql`select 1`.execute(db);
     return {
       db,

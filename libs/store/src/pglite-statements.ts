@@ -117,7 +117,7 @@ interface Prepared {
 }
 
 /** Statements that may change a table's or a function's shape. */
-const DDL =
+export const DDL =
   /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(create|alter|drop|truncate|comment|grant|revoke|reindex|do)\b/i;
 
 const DESCRIBE_PORTAL = protocol.serialize.describe({ type: 'P' });
