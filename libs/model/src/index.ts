@@ -17,6 +17,7 @@ export {
   TAGS_MAX,
   TITLE_MAX,
 } from './summary.schema.ts';
+export { createOfflineProviderThread, type ThreadedModelPort } from './offline/offline-thread.ts';
 export {
   createOfflineProvider,
   OFFLINE_PROMPT_VERSION,

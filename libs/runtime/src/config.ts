@@ -51,6 +51,13 @@ export const ConfigSchema = z
       .describe(
         'on a Postgres server, `serve` runs the projector and consolidator in a worker thread beside ingest and query (ADR 0016)',
       ),
+    STRATAGATE_OFFLINE_MODEL_THREAD: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true')
+      .describe(
+        'the offline provider runs on a worker thread of its own when the consolidator shares the event loop with ingest or query (ADR 0022)',
+      ),
     STRATAGATE_LOG_BACKEND: z
       .enum(['postgres', 'kafka'])
       .default('postgres')

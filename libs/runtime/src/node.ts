@@ -6,9 +6,11 @@ import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
 import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
+  createOfflineProviderThread,
   createOpenAiCompatibleProvider,
   loadModelConfigFromEnv,
   type ModelPort,
+  type ThreadedModelPort,
 } from '@stratagate/model';
 import {
   coreProjectionDefinition,
@@ -193,12 +195,22 @@ export async function startNode(
       schema,
       await readCheckpoint(database.db, schema, coreProjectionDefinition.name),
     );
+  // One model per process. The offline provider's synchronous work runs on a thread of its own
+  // when the consolidator shares this event loop with requests (ADR 0022).
+  const model =
+    options.model ??
+    modelFromConfig(config, {
+      offlineThread:
+        config.STRATAGATE_OFFLINE_MODEL_THREAD &&
+        roles.has('consolidator') &&
+        (roles.has('ingest') || roles.has('query')),
+    });
   const consolidator = roles.has('consolidator')
     ? createConsolidator({
         db: database.db,
         log,
         schema: () => readModel.get(),
-        model: options.model ?? modelFromConfig(config),
+        model,
         now,
         // The client times out each call and retries transient failures itself; this is the
         // whole job's safety net around those attempts.
@@ -278,7 +290,7 @@ export async function startNode(
       rememberRoutes(
         context({
           writer,
-          model: options.model ?? modelFromConfig(config),
+          model,
           enabled: config.STRATAGATE_REMEMBER_ENABLED,
         }),
       ),
@@ -325,6 +337,9 @@ export async function startNode(
       await http?.close();
       unobserveCache?.();
       await consolidator?.stop();
+      if (model !== options.model && 'close' in model) {
+        await (model as ThreadedModelPort).close();
+      }
       await projector?.stop();
       await kafkaProjector?.stop();
       await log.close();
@@ -334,13 +349,20 @@ export async function startNode(
   };
 }
 
-/** An OpenAI-compatible model when STRATAGATE_MODEL_BASE_URL is set, else the offline provider. */
-export function modelFromConfig(config: Config): ModelPort {
+/**
+ * An OpenAI-compatible model when STRATAGATE_MODEL_BASE_URL is set, else the offline provider:
+ * on a worker thread of its own with `offlineThread` (ADR 0022), in this thread otherwise.
+ */
+export function modelFromConfig(
+  config: Config,
+  options: { offlineThread?: boolean } = {},
+): ModelPort {
   const env = Object.fromEntries(
     Object.entries(config).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
   );
   const modelConfig = loadModelConfigFromEnv(env);
-  return modelConfig ? createOpenAiCompatibleProvider(modelConfig) : createOfflineProvider();
+  if (modelConfig) return createOpenAiCompatibleProvider(modelConfig);
+  return options.offlineThread ? createOfflineProviderThread() : createOfflineProvider();
 }
 
 /** Position of the space's record at `version` (0 for version 0). */

@@ -108,10 +108,10 @@ class PGliteDriver implements Driver {
     // loop of queries (a projector catching up, a reader polling) would never let the event loop
     // reach I/O: HTTP requests and timers would starve. One macrotask turn per acquisition keeps
     // the process fair at a cost of microseconds per query or transaction.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     const release = await this.lock.acquire(this.priority);
     // Each acquisition gets its own handle, so a release can only free the hold it belongs to.
-    const connection = new PGliteConnection(this.statements);
+    const connection = new PGliteConnection(this.statements, this.priority === 'background');
     connection.release = release;
     return connection;
   }
@@ -133,11 +133,25 @@ class PGliteDriver implements Driver {
   }
 }
 
+/** One turn of the event loop (its poll phase included): a macrotask, not a microtask. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 class PGliteConnection implements DatabaseConnection {
   release: (() => void) | undefined;
-  constructor(private readonly statements: PGliteStatements) {}
+  private statementsRun = 0;
+
+  constructor(
+    private readonly statements: PGliteStatements,
+    /**
+     * Whether to let the event loop turn before each statement after the first (ADR 0022):
+     * background transactions do, so that requests arriving meanwhile are read and their
+     * appends queue as foreground waiters, which get the session as soon as it is released.
+     */
+    private readonly yieldsBetweenStatements: boolean,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.yieldsBetweenStatements && this.statementsRun++ > 0) await nextTurn();
     const result = await this.statements.query<R>(compiled.sql, compiled.parameters);
     const affected = result.affectedRows;
     return {
