@@ -21,6 +21,17 @@ export function placeRoles(config: Config): { main: Role[]; background: Role[] }
   return main.length > 0 && background.length > 0 ? { main, background } : null;
 }
 
+/**
+ * Whether a node with `config`'s roles runs the offline provider on a thread of its own (ADR
+ * 0022): when the consolidator shares the node's event loop with another role (ingest and query
+ * on the embedded store, the projector in the background thread on a server), and the setting
+ * allows it. A configured OpenAI-compatible model is not affected: it waits on the network.
+ */
+export function offlineModelThread(config: Config): boolean {
+  const roles = new Set(config.STRATAGATE_ROLES);
+  return config.STRATAGATE_OFFLINE_MODEL_THREAD && roles.has('consolidator') && roles.size > 1;
+}
+
 export interface BackgroundThread {
   /** Stops the roles gracefully (the current batch finishes), then ends the thread. */
   stop(): Promise<void>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placeRoles } from './background-thread.ts';
+import { offlineModelThread, placeRoles } from './background-thread.ts';
 import { loadConfig } from './config.ts';
 
 const server = 'postgres://postgres@127.0.0.1:5432/stratagate';
@@ -33,6 +33,31 @@ describe('placeRoles: which roles serve runs in the background thread (ADR 0016)
   it('rejects anything but true or false', () => {
     expect(() => loadConfig({}, { STRATAGATE_BACKGROUND_THREAD: 'yes' })).toThrow(
       /STRATAGATE_BACKGROUND_THREAD/,
+    );
+  });
+});
+
+describe('offlineModelThread: where the offline provider runs (ADR 0022)', () => {
+  it('on its own thread when the consolidator shares an event loop with another role', () => {
+    // The embedded default: every role in one thread.
+    expect(offlineModelThread(loadConfig({}, {}))).toBe(true);
+    // A server's background thread: projector and consolidator (placeRoles gives it those).
+    const background = placeRoles(loadConfig({}, { DATABASE_URL: server }))!.background;
+    expect(
+      offlineModelThread(
+        loadConfig({}, { DATABASE_URL: server, STRATAGATE_ROLES: background.join(',') }),
+      ),
+    ).toBe(true);
+  });
+
+  it('in the caller’s thread for a consolidator alone, without a consolidator, or when off', () => {
+    expect(offlineModelThread(loadConfig({}, { STRATAGATE_ROLES: 'consolidator' }))).toBe(false);
+    expect(offlineModelThread(loadConfig({}, { STRATAGATE_ROLES: 'ingest,query' }))).toBe(false);
+    expect(offlineModelThread(loadConfig({}, { STRATAGATE_OFFLINE_MODEL_THREAD: 'false' }))).toBe(
+      false,
+    );
+    expect(() => loadConfig({}, { STRATAGATE_OFFLINE_MODEL_THREAD: 'yes' })).toThrow(
+      /STRATAGATE_OFFLINE_MODEL_THREAD/,
     );
   });
 });

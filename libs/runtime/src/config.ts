@@ -56,7 +56,7 @@ export const ConfigSchema = z
       .default('true')
       .transform((v) => v === 'true')
       .describe(
-        'the offline provider runs on a worker thread of its own when the consolidator shares the event loop with ingest or query (ADR 0022)',
+        'the offline provider runs on a worker thread of its own when the consolidator shares the event loop with another role (ADR 0022)',
       ),
     STRATAGATE_LOG_BACKEND: z
       .enum(['postgres', 'kafka'])

@@ -47,6 +47,7 @@ import {
   traceLogMixin,
 } from '@stratagate/telemetry';
 import { databaseTarget, type Config } from './config.ts';
+import { offlineModelThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
 
@@ -196,15 +197,10 @@ export async function startNode(
       await readCheckpoint(database.db, schema, coreProjectionDefinition.name),
     );
   // One model per process. The offline provider's synchronous work runs on a thread of its own
-  // when the consolidator shares this event loop with requests (ADR 0022).
+  // when the consolidator shares this event loop with another role: requests (ingest, query) or
+  // the projector, whose lag grows while a model call holds the loop (ADR 0022).
   const model =
-    options.model ??
-    modelFromConfig(config, {
-      offlineThread:
-        config.STRATAGATE_OFFLINE_MODEL_THREAD &&
-        roles.has('consolidator') &&
-        (roles.has('ingest') || roles.has('query')),
-    });
+    options.model ?? modelFromConfig(config, { offlineThread: offlineModelThread(config) });
   const consolidator = roles.has('consolidator')
     ? createConsolidator({
         db: database.db,
