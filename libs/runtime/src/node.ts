@@ -184,6 +184,9 @@ export async function startNode(
           ...(database.capabilities.concurrentSessions
             ? {}
             : { batchBudget: { budgetMs: config.STRATAGATE_EMBEDDED_BATCH_MS } }),
+          // ... and a batch or an indexing slice gives the session up early to an append that
+          // waits for it (ADR 0023).
+          ...(database.foregroundWaiting ? { yieldWhen: database.foregroundWaiting } : {}),
         })
       : null;
   /**

@@ -37,6 +37,13 @@ export interface Database {
    * the one session but queues ahead of background work; on a server it is `db` itself.
    */
   readonly foreground?: AnyDb;
+  /**
+   * On the embedded store: whether a foreground caller (an append being acknowledged) is waiting
+   * for the one session. Background work that can stop at a boundary of its own (a projector
+   * batch between records, an indexing slice between blocks) commits what it has done and lets
+   * it go first (ADR 0023). Absent on a server, where sessions run side by side.
+   */
+  readonly foregroundWaiting?: () => boolean;
   readonly target: DatabaseTarget;
   readonly capabilities: Capabilities;
   close(): Promise<void>;
@@ -91,6 +98,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return {
     db,
     foreground,
+    foregroundWaiting: () => lock.foregroundWaiting(),
     target,
     capabilities: { concurrentSessions: false },
     close: async () => {

@@ -72,4 +72,25 @@ describe('PGlite dialect: background transactions yield between statements (ADR 
     await Promise.all([first, second, append]);
     expect(order).toEqual(['background 1', 'foreground', 'background 2']);
   });
+
+  it('says while an append waits for the session (foregroundWaiting, ADR 0023)', async () => {
+    expect(database.foregroundWaiting!()).toBe(false);
+    const seen: boolean[] = [];
+    let started!: () => void;
+    const inside = new Promise<void>((resolve) => (started = resolve));
+    const background = database.db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx);
+      started();
+      for (let i = 0; i < 6; i++) {
+        await sql`select ${i}::int`.execute(trx);
+        seen.push(database.foregroundWaiting!());
+      }
+    });
+    await inside;
+    const append = sql`select 2`.execute(database.foreground!);
+    await Promise.all([background, append]);
+    // Queued a turn or two after it was asked for, and waiting until the background one ended.
+    expect(seen.at(-1)).toBe(true);
+    expect(database.foregroundWaiting!()).toBe(false);
+  });
 });

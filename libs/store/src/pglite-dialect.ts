@@ -69,6 +69,11 @@ export class SessionLock {
     background: [],
   };
 
+  /** Whether a foreground caller is queued for the session (ADR 0023). */
+  foregroundWaiting(): boolean {
+    return this.waiting.foreground.length > 0;
+  }
+
   async acquire(priority: SessionPriority): Promise<() => void> {
     if (this.held) {
       await new Promise<void>((resolve) => this.waiting[priority].push(resolve));

@@ -18,7 +18,7 @@ import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
 import { drainMessageIndex, MESSAGE_INDEX_SLICE, messageIndexQueued } from './message-index.ts';
-import type { Projection, ProjectionDefinition } from './projection.ts';
+import type { HandleControl, Projection, ProjectionDefinition } from './projection.ts';
 import {
   ensureSpace,
   onSpaceConfigured,
@@ -54,7 +54,7 @@ export function createCoreProjection(
   return {
     name: 'core',
     migrate: (db, schema) => migrateReadModel(db, schema),
-    handle: (trx, schema, records) => handleCore(trx, schema, records, rules),
+    handle: (trx, schema, records, control) => handleCore(trx, schema, records, rules, control),
     // PGlite has no autovacuum: keep the visibility maps set, so the search postings are read
     // by index-only scans, and reclaim dead rows (at most every 5 s, tables that grew by 25 %).
     afterCommit: async (db, schema) => {
@@ -63,7 +63,8 @@ export function createCoreProjection(
     // Sealed blocks' messages are indexed for raw search by the indexing lane (ADR 0014).
     deferred: {
       maxSlice: MESSAGE_INDEX_SLICE,
-      drain: (db, schema, slice) => drainMessageIndex(db, schema, slice?.limit, slice?.held),
+      drain: (db, schema, slice) =>
+        drainMessageIndex(db, schema, slice?.limit, slice?.held, slice?.control),
       queued: (db, schema) => messageIndexQueued(db, schema),
     },
   };
@@ -85,7 +86,8 @@ async function handleCore(
   schema: string,
   records: DecodedRecord[],
   rules: CoreProjectionRules,
-) {
+  control?: HandleControl,
+): Promise<number> {
   const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
   // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
@@ -95,7 +97,13 @@ async function handleCore(
     await onTurnsRecorded(rm, schema, turns, rules);
     turns = [];
   };
-  for (const record of records) {
+  for (const [i, record] of records.entries()) {
+    // A caller waits for the session (an append on the embedded store): stop between records,
+    // the turns gathered so far included, and let the runner commit what was applied (ADR 0023).
+    if (i > 0 && control?.shouldYield()) {
+      await flushTurns();
+      return i;
+    }
     const meta = record.meta;
     if (record.type === 'TurnRecorded') {
       turns.push(record);
@@ -159,6 +167,7 @@ async function handleCore(
     await reindexAfterEventChanges(rm, schema, record);
   }
   await flushTurns();
+  return records.length;
 }
 
 /** The projections an operator can rebuild by name (`stratagate projections rebuild <name>`). */

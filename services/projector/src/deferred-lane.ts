@@ -1,6 +1,6 @@
 import type { AnyDb } from '@stratagate/store';
 import { BatchSizer, type BatchBudget } from './batch-budget.ts';
-import type { DeferredWork } from './projection.ts';
+import type { DeferredWork, DrainSlice, HandleControl } from './projection.ts';
 
 export interface DeferredLane {
   /** Drains `schema` in the background unless a drain is running (which then goes on with it). */
@@ -32,6 +32,8 @@ export function deferredLane(options: {
    * `afterCommit`: the lane's writes need their visibility maps set like the batches' do).
    */
   afterDrain?: (schema: string) => Promise<void>;
+  /** Passed to every slice: a slice may stop between items for a waiting caller (ADR 0023). */
+  control?: HandleControl;
 }): DeferredLane {
   const { db } = options;
   // Made at the first slice, when the work (and its maxSlice) is known.
@@ -58,11 +60,11 @@ export function deferredLane(options: {
       }
       const limit = sizer?.next((await work.queued(db, schema)).items);
       let heldMs = NaN;
-      const n = await work.drain(
-        db,
-        schema,
-        sizer ? { limit, held: (ms) => (heldMs = ms) } : undefined,
-      );
+      const slice: DrainSlice = {
+        ...(sizer ? { limit, held: (ms: number) => (heldMs = ms) } : {}),
+        ...(options.control ? { control: options.control } : {}),
+      };
+      const n = await work.drain(db, schema, slice);
       sizer?.observe(n, heldMs);
       if (n === 0) break;
       drained += n;

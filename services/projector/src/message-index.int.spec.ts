@@ -251,4 +251,59 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
       await dumpReadModel(database.db, 'rm_queued'),
     );
   });
+
+  it('with a caller always waiting (ADR 0023), every batch stops after one record and every slice after one block, and the result is the same', async () => {
+    const batches: number[] = [];
+    const slices: number[] = [];
+    const watched: Projection = {
+      ...coreProjection,
+      deferred: {
+        ...coreProjection.deferred!,
+        drain: async (db, schema, slice) => {
+          const n = await coreProjection.deferred!.drain(db, schema, slice);
+          if (n > 0) slices.push(n);
+          return n;
+        },
+      },
+    };
+    let asked = 0;
+    const projector = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_yield',
+      projection: watched,
+      // Large batches and slices: only the early stop keeps them to one item.
+      batchSize: 500,
+      yieldWhen: () => {
+        asked++;
+        return true;
+      },
+      onBatch: (b) => batches.push(b.records),
+    });
+    expect(await projector.catchUp()).toBe(head);
+    expect(asked).toBeGreaterThan(0);
+    expect(batches).toEqual(Array<number>(head).fill(1));
+    // Two blocks per thread, two threads: four slices of one block.
+    expect(slices).toEqual(Array<number>(4).fill(1));
+    expect(await queued('rm_yield')).toBe(0);
+    expect(await dumpReadModel(database.db, 'rm_yield')).toEqual(
+      await dumpReadModel(database.db, 'rm_queued'),
+    );
+
+    // Nobody waiting: one batch takes the whole log, one slice every queued block.
+    batches.length = 0;
+    slices.length = 0;
+    const quiet = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_no_yield',
+      projection: watched,
+      batchSize: 500,
+      yieldWhen: () => false,
+      onBatch: (b) => batches.push(b.records),
+    });
+    expect(await quiet.catchUp()).toBe(head);
+    expect(batches).toEqual([head]);
+    expect(slices).toEqual([4]);
+  });
 });

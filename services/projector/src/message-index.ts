@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { assertSchemaName, type AnyDb, type ReadModelTables } from '@stratagate/store';
-import { completeThrough } from './projection.ts';
+import { completeThrough, type HandleControl } from './projection.ts';
 import { indexMessages, type IndexedMessage } from './search.projection.ts';
 
 /**
@@ -46,6 +46,7 @@ export async function drainMessageIndex(
   schema: string,
   limit = MESSAGE_INDEX_SLICE,
   held?: (ms: number) => void,
+  control?: HandleControl,
 ): Promise<number> {
   assertSchemaName(schema);
   let heldSince = 0;
@@ -105,22 +106,32 @@ export async function drainMessageIndex(
     const key = (r: { tenant_id: string; space_id: string; block_id: string }) =>
       JSON.stringify([r.tenant_id, r.space_id, r.block_id]);
     const previousOf = new Map(before.rows.map((r) => [key(r), r.content]));
-    const bySpace = new Map<
-      string,
-      { tenantId: string; spaceId: string; docs: IndexedMessage[] }
-    >();
+    // What one indexing call takes: the blocks of a space together, or, when the slice may stop
+    // for a waiting caller, one block each (ADR 0023). Either way in the order of `messages`, so
+    // documents are numbered in the same sequence.
+    const units: {
+      tenantId: string;
+      spaceId: string;
+      blocks: { tenant_id: string; space_id: string; block_id: string }[];
+      docs: IndexedMessage[];
+    }[] = [];
+    const unitOf = new Map<string, (typeof units)[number]>();
     let previous: { block: string; content: string } | null = null;
     for (const m of messages.rows) {
       const block = key(m);
       const context =
         previous?.block === block ? previous.content : (previousOf.get(block) ?? null);
-      const spaceKey = JSON.stringify([m.tenant_id, m.space_id]);
-      let space = bySpace.get(spaceKey);
-      if (!space) {
-        space = { tenantId: m.tenant_id, spaceId: m.space_id, docs: [] };
-        bySpace.set(spaceKey, space);
+      const unitKey = control ? block : JSON.stringify([m.tenant_id, m.space_id]);
+      let unit = unitOf.get(unitKey);
+      if (!unit) {
+        unit = { tenantId: m.tenant_id, spaceId: m.space_id, blocks: [], docs: [] };
+        unitOf.set(unitKey, unit);
+        units.push(unit);
       }
-      space.docs.push({
+      if (unit.blocks.at(-1)?.block_id !== m.block_id) {
+        unit.blocks.push({ tenant_id: m.tenant_id, space_id: m.space_id, block_id: m.block_id });
+      }
+      unit.docs.push({
         messageId: m.message_id,
         threadId: m.thread_id,
         blockId: m.block_id,
@@ -131,21 +142,29 @@ export async function drainMessageIndex(
       });
       previous = { block, content: m.content };
     }
-    for (const space of bySpace.values()) {
+    let done = 0;
+    for (const unit of units) {
+      // At least one unit per slice, so the lane always moves.
+      if (done > 0 && control?.shouldYield()) break;
       await indexMessages(
         rm,
         schema,
-        { tenantId: space.tenantId, spaceId: space.spaceId },
-        space.docs,
+        { tenantId: unit.tenantId, spaceId: unit.spaceId },
+        unit.docs,
       );
+      done++;
     }
+    // Off the queue: the blocks indexed, and queued blocks without messages (nothing to index),
+    // unless the slice stopped early (they stay for the next one).
+    const finished = done === units.length ? queued : units.slice(0, done).flatMap((u) => u.blocks);
     await sql`
       delete from ${sql.id(schema, 'message_index_queue')} as d
-      using ${queuedRows} as q
+      using (select * from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb)
+        as q(tenant_id text, space_id text, block_id text)) as q
       where d.tenant_id = q.tenant_id and d.space_id = q.space_id and d.block_id = q.block_id`.execute(
       trx,
     );
-    return queued.length;
+    return finished.length;
   });
   held?.(performance.now() - heldSince);
   return taken;

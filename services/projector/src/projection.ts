@@ -10,7 +10,18 @@ export interface Projection {
   readonly name: string;
   /** Creates the projection's tables in `schema` if absent. */
   migrate(db: AnyDb, schema: string): Promise<void>;
-  handle(trx: AnyDb, schema: string, records: DecodedRecord[]): Promise<void>;
+  /**
+   * Applies `records` in order. With `control`, a handler may stop at a boundary of its own
+   * once `control.shouldYield()` says so (after at least one record) and return how many
+   * records, from the first, it applied: the runner stores the checkpoint after the last of them
+   * and commits, and the rest comes in the next batch (ADR 0023). Otherwise it applies them all.
+   */
+  handle(
+    trx: AnyDb,
+    schema: string,
+    records: DecodedRecord[],
+    control?: HandleControl,
+  ): Promise<void | number>;
   /**
    * Upkeep that cannot run in a transaction (VACUUM), called by the runners after a batch has
    * committed. Changes no row, so replay and rebuild comparisons are unaffected.
@@ -24,12 +35,20 @@ export interface Projection {
   deferred?: DeferredWork;
 }
 
+/** Lets background work give the session up early (ADR 0023). */
+export interface HandleControl {
+  /** True when a caller waiting for the session should go first: stop at the next boundary. */
+  shouldYield(): boolean;
+}
+
 /** How much one drain may take, and where it reports how long it held the session. */
 export interface DrainSlice {
   /** Items at most (the work's own default when omitted). */
   limit?: number;
   /** Called after COMMIT with the milliseconds from the transaction's first statement. */
   held?: (ms: number) => void;
+  /** With it, a drain may stop between items once `shouldYield()` says so (ADR 0023). */
+  control?: HandleControl;
 }
 
 export interface DeferredWork {

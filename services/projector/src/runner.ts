@@ -24,6 +24,13 @@ export interface ProjectorSettings {
    * acknowledgement waits for. Without it every batch may take `batchSize` records.
    */
   batchBudget?: BatchBudget;
+  /**
+   * True while a foreground caller waits for the session (the embedded store's
+   * `Database.foregroundWaiting`): a batch then stops at the next record, commits what it
+   * applied with its checkpoint, and lets the caller go first; lane slices stop between blocks
+   * (ADR 0023).
+   */
+  yieldWhen?: () => boolean;
   /** Poll interval when idle; in-process appends wake the loop. */
   idleMs?: number;
   /** Delay after a wake-up so bursts are applied in larger batches (default 20 ms). */
@@ -70,11 +77,13 @@ export function createProjector(options: ProjectorOptions): Projector {
   // The checkpoint is read once and then tracked here; the compare-and-set in every batch's
   // transaction catches another runner moving it, and we re-read then.
   let checkpoint: number | null = null;
+  const control = options.yieldWhen ? { shouldYield: options.yieldWhen } : undefined;
   const lane = deferredLane({
     db,
     work: () => active?.projection.deferred,
     onError: options.onError,
     ...(options.batchBudget ? { budget: options.batchBudget } : {}),
+    ...(control ? { control } : {}),
     afterDrain: async (schema) => {
       if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
     },
@@ -110,7 +119,8 @@ export function createProjector(options: ProjectorOptions): Projector {
       // Unknown types come from a newer writer; skipping keeps older projectors running.
       if (decoded) records.push(decoded);
     }
-    const to = stored[stored.length - 1]!.position;
+    let to = stored[stored.length - 1]!.position;
+    let applied = stored.length;
     let heldSince = 0;
     try {
       // One span per batch, parented or linked to the traces that wrote its records.
@@ -124,11 +134,17 @@ export function createProjector(options: ProjectorOptions): Projector {
               // From the first statement to COMMIT: the time the session is held.
               heldSince = performance.now();
               await target.confirm(trx, t);
-              await t.projection.handle(trx, t.schema, records);
+              const done = await t.projection.handle(trx, t.schema, records, control);
+              if (typeof done === 'number' && done < records.length) {
+                // Stopped early for a waiting caller: the checkpoint goes after the last record
+                // applied (records the log holds but this release cannot decode come again).
+                to = records[done - 1]!.meta.position;
+                applied = stored.findIndex((r) => r.position === to) + 1;
+              }
               const outcome = await storeCheckpoint(trx, t.schema, name, from, to);
               if (outcome !== 'ok') throw new CheckpointMoved(outcome);
             })
-            .then(() => sizer.observe(stored.length, performance.now() - heldSince)),
+            .then(() => sizer.observe(applied, performance.now() - heldSince)),
         {
           'stratagate.schema': t.schema,
           'stratagate.position.from': from,
@@ -143,8 +159,9 @@ export function createProjector(options: ProjectorOptions): Projector {
     lane.kick(t.schema);
     await t.projection.afterCommit?.(db, t.schema);
     await reportLag(name, to);
-    options.onBatch?.({ schema: t.schema, from, to, records: stored.length });
-    return { full: stored.length >= limit };
+    options.onBatch?.({ schema: t.schema, from, to, records: applied });
+    // A batch cut short for a waiting caller has more behind it.
+    return { full: applied < stored.length || stored.length >= limit };
   }
 
   /** Records still to apply after this batch; a metric only, so a failed read is ignored. */
