@@ -1,6 +1,12 @@
 import type { AnyDb } from '@stratagate/store';
 import { BatchSizer, type BatchBudget } from './batch-budget.ts';
-import type { DeferredWork, DrainSlice, HandleControl } from './projection.ts';
+import type { DeferredWork, DrainSlice } from './projection.ts';
+
+/**
+ * Items queued up to which a slice gives way to a waiting caller (ADR 0023): the knee of the
+ * lane's budget (ADR 0019).
+ */
+export const YIELD_QUEUED = 8;
 
 export interface DeferredLane {
   /** Drains `schema` in the background unless a drain is running (which then goes on with it). */
@@ -32,10 +38,13 @@ export function deferredLane(options: {
    * `afterCommit`: the lane's writes need their visibility maps set like the batches' do).
    */
   afterDrain?: (schema: string) => Promise<void>;
-  /** Passed to every slice: a slice may stop between items for a waiting caller (ADR 0023). */
-  control?: HandleControl;
+  /**
+   * True while a caller waits for the session: a slice then stops between items, as long as no
+   * more than YIELD_QUEUED items are queued; behind that it holds on (ADR 0023).
+   */
+  yieldWhen?: () => boolean;
 }): DeferredLane {
-  const { db } = options;
+  const { db, yieldWhen } = options;
   // Made at the first slice, when the work (and its maxSlice) is known.
   let sizer: BatchSizer | null = null;
   let running: Promise<void> | null = null;
@@ -55,14 +64,15 @@ export function deferredLane(options: {
           budget: options.budget,
           max: work.maxSlice,
           initial: 4,
-          knee: 8,
+          knee: YIELD_QUEUED,
         });
       }
-      const limit = sizer?.next((await work.queued(db, schema)).items);
+      const queued = sizer || yieldWhen ? (await work.queued(db, schema)).items : 0;
+      const limit = sizer?.next(queued);
       let heldMs = NaN;
       const slice: DrainSlice = {
         ...(sizer ? { limit, held: (ms: number) => (heldMs = ms) } : {}),
-        ...(options.control ? { control: options.control } : {}),
+        ...(yieldWhen && queued <= YIELD_QUEUED ? { control: { shouldYield: yieldWhen } } : {}),
       };
       const n = await work.drain(db, schema, slice);
       sizer?.observe(n, heldMs);

@@ -44,6 +44,12 @@ export interface ProjectorSettings {
 export type ProjectorOptions = ProjectorSettings &
   ({ schema: string; projection: Projection } | { target: ProjectionTarget });
 
+/**
+ * Records the projector may be behind the log head and still give way to a waiting append (ADR
+ * 0023): the knee of the batch budget (ADR 0019), where a batch's budget has doubled.
+ */
+export const YIELD_BACKLOG = 100;
+
 export interface Projector {
   /**
    * Applies batches until the log has nothing newer and the projection's deferred work is done;
@@ -68,7 +74,11 @@ export function createProjector(options: ProjectorOptions): Projector {
   const { db, log } = options;
   const target =
     'target' in options ? options.target : fixedTarget(options.schema, options.projection);
-  const sizer = new BatchSizer({ budget: options.batchBudget, max: options.batchSize ?? 500 });
+  const sizer = new BatchSizer({
+    budget: options.batchBudget,
+    max: options.batchSize ?? 500,
+    knee: YIELD_BACKLOG,
+  });
   // Records in the log past the last batch, as last seen (the lag report reads the head).
   let behind = 0;
   const idleMs = options.idleMs ?? 200;
@@ -77,13 +87,19 @@ export function createProjector(options: ProjectorOptions): Projector {
   // The checkpoint is read once and then tracked here; the compare-and-set in every batch's
   // transaction catches another runner moving it, and we re-read then.
   let checkpoint: number | null = null;
-  const control = options.yieldWhen ? { shouldYield: options.yieldWhen } : undefined;
+  // Batches give way only while the projector keeps up: behind a burst they hold on, and the
+  // appends wait (backpressure, ADR 0019), or ingest would outrun projection (ADR 0023).
+  const yieldWhen = options.yieldWhen;
+  const control = yieldWhen
+    ? { shouldYield: () => behind <= YIELD_BACKLOG && yieldWhen() }
+    : undefined;
+
   const lane = deferredLane({
     db,
     work: () => active?.projection.deferred,
     onError: options.onError,
     ...(options.batchBudget ? { budget: options.batchBudget } : {}),
-    ...(control ? { control } : {}),
+    ...(yieldWhen ? { yieldWhen } : {}),
     afterDrain: async (schema) => {
       if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
     },
