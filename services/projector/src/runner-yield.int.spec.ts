@@ -46,7 +46,8 @@ describe(`projector: giving way to a waiting append only while it keeps up, ADR 
       log,
       schema: 'rm_backlog',
       projection: coreProjection,
-      batchSize: 500,
+      // Room for the whole backlog in one batch.
+      batchSize: 2 * YIELD_BACKLOG,
       yieldWhen: () => waiting,
       onBatch: (b) => batches.push(b.records),
     });

@@ -46,9 +46,12 @@ export type ProjectorOptions = ProjectorSettings &
 
 /**
  * Records the projector may be behind the log head and still give way to a waiting append (ADR
- * 0023): the knee of the batch budget (ADR 0019), where a batch's budget has doubled.
+ * 0023). Behind a burst the backlog settles about here, so the lag when the burst ends is about
+ * this many records' projection time (about 1 s on the embedded store). The consolidator's
+ * records for a run of blocks come in hundreds; a lower bound (100) let them end the giving way
+ * and put the acknowledgements back behind whole batches.
  */
-export const YIELD_BACKLOG = 100;
+export const YIELD_BACKLOG = 500;
 
 export interface Projector {
   /**
@@ -74,11 +77,7 @@ export function createProjector(options: ProjectorOptions): Projector {
   const { db, log } = options;
   const target =
     'target' in options ? options.target : fixedTarget(options.schema, options.projection);
-  const sizer = new BatchSizer({
-    budget: options.batchBudget,
-    max: options.batchSize ?? 500,
-    knee: YIELD_BACKLOG,
-  });
+  const sizer = new BatchSizer({ budget: options.batchBudget, max: options.batchSize ?? 500 });
   // Records in the log past the last batch, as last seen (the lag report reads the head).
   let behind = 0;
   const idleMs = options.idleMs ?? 200;
