@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { turnCounter } from '../../../test/support/event-loop.ts';
 import { openDatabase, type Database } from './database.ts';
 
 // PGlite only: the session lock and its turns exist for the one embedded session.
@@ -13,20 +14,13 @@ describe('PGlite dialect: background transactions yield between statements (ADR 
     await database.close();
   });
 
-  /** Turns of the event loop counted while `run` goes on (a setImmediate chain). */
+  /** Turns of the event loop while `run` goes on; `run` can read the count so far. */
   async function turnsDuring(run: (count: () => number) => Promise<number>): Promise<number> {
-    let turns = 0;
-    let done = false;
-    const spin = () => {
-      if (done) return;
-      turns++;
-      setImmediate(spin);
-    };
-    setImmediate(spin);
+    const counter = turnCounter();
     try {
-      return await run(() => turns);
+      return await run(() => counter.turns);
     } finally {
-      done = true;
+      counter.stop();
     }
   }
 

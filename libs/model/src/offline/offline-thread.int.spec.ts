@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { turnCounter } from '../../../../test/support/event-loop.ts';
 import { ModelError, type BlockSummaryInput } from '../model-port.ts';
 import { GRAPH_INPUT } from '../openai/graph-test-inputs.ts';
 import { PNPM_BLOCK, workBlock } from './extraction/test-fixtures.ts';
@@ -17,21 +18,14 @@ function bigBlock(): BlockSummaryInput {
   return { blockId: 'blk_big', threadId: 'thread_1', messages };
 }
 
-/** Turns of the caller's event loop while `run` goes on (a setImmediate chain). */
+/** Turns of the caller's event loop while `run` goes on. */
 async function turnsDuring<T>(run: () => Promise<T>): Promise<number> {
-  let turns = 0;
-  let done = false;
-  const spin = () => {
-    if (done) return;
-    turns++;
-    setImmediate(spin);
-  };
-  setImmediate(spin);
+  const counter = turnCounter();
   try {
     await run();
-    return turns;
+    return counter.turns;
   } finally {
-    done = true;
+    counter.stop();
   }
 }
 
