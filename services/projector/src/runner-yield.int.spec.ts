@@ -8,6 +8,21 @@ import { createProjector, YIELD_BACKLOG } from './runner.ts';
 
 const space = { tenantId: 't', spaceId: 'backlog' };
 
+/** One turn of thread `main` with one user message, through the ingest decision. */
+function writeTurn(writer: SpaceWriterService, turnId: string, ms: number, content: string) {
+  const at = new Date(ms).toISOString();
+  return writer.write(space, { occurredAt: at }, (state) =>
+    decideRecordTurn(state, {
+      turnId,
+      threadId: 'main',
+      occurredAt: at,
+      messages: [{ role: 'user', content, toolCalls: [] }],
+      newMessageId: () => newId('msg'),
+      newBlockId: () => `blk_${turnId}`,
+    }),
+  );
+}
+
 describe(`projector: giving way to a waiting append only while it keeps up, ADR 0023 (${describeBackend()})`, () => {
   let database: Database;
   let log: MessageLog;
@@ -20,16 +35,11 @@ describe(`projector: giving way to a waiting append only while it keeps up, ADR 
       { type: 'SpaceConfigured', data: { blockSize: 40, decayLambda: 0.3 } },
     ]);
     for (let i = 1; i <= YIELD_BACKLOG + 50; i++) {
-      const at = new Date(Date.UTC(2023, 4, 1, 10, 0, i)).toISOString();
-      await writer.write(space, { occurredAt: at }, (state) =>
-        decideRecordTurn(state, {
-          turnId: `turn-${i}`,
-          threadId: 'main',
-          occurredAt: at,
-          messages: [{ role: 'user', content: `Note ${i} about the garden.`, toolCalls: [] }],
-          newMessageId: () => newId('msg'),
-          newBlockId: () => `blk_${i}`,
-        }),
+      await writeTurn(
+        writer,
+        `turn-${i}`,
+        Date.UTC(2023, 4, 1, 10, 0, i),
+        `Note ${i} about the garden.`,
       );
     }
   });
@@ -61,17 +71,7 @@ describe(`projector: giving way to a waiting append only while it keeps up, ADR 
     // Caught up: each new record comes in a batch of its own while a caller waits.
     const writer = new SpaceWriterService(log);
     for (let i = 1; i <= 3; i++) {
-      const at = new Date(Date.UTC(2023, 4, 2, 10, 0, i)).toISOString();
-      await writer.write(space, { occurredAt: at }, (state) =>
-        decideRecordTurn(state, {
-          turnId: `later-${i}`,
-          threadId: 'main',
-          occurredAt: at,
-          messages: [{ role: 'user', content: `Later note ${i}.`, toolCalls: [] }],
-          newMessageId: () => newId('msg'),
-          newBlockId: () => `blk_later_${i}`,
-        }),
-      );
+      await writeTurn(writer, `later-${i}`, Date.UTC(2023, 4, 2, 10, 0, i), `Later note ${i}.`);
     }
     batches.length = 0;
     expect(await projector.catchUp()).toBe(await log.headPosition());
