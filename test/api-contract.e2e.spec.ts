@@ -104,6 +104,19 @@ describe(`ingest and query API contract (${describeBackend()})`, () => {
     expect(
       (await t.request('GET', '/v1/spaces/s1/threads/t1/context', undefined, keyB)).status,
     ).toBe(404);
+    // Nor search it: 404, and no evidence batch is opened anywhere.
+    const before = await head();
+    for (const kind of ['raw', 'events']) {
+      const res = await t.request(
+        'POST',
+        `/v1/spaces/s1/threads/t1/search/${kind}`,
+        { query: 'hello' },
+        keyB,
+      );
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('space_not_found');
+    }
+    expect(await head()).toBe(before);
 
     // B writing to "s1" writes to B's own s1; A's space is untouched.
     const b = await t.request('POST', '/v1/spaces/s1/turns', turn(1), keyB);

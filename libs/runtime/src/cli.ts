@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
+import { WriterSnapshotStore } from '@stratagate/ingest';
 import {
   abandonBuild,
   DEFAULT_GROUP_PREFIX,
@@ -127,6 +128,7 @@ withStoreOptions(
   const config = configFrom(flags);
   const { database, log } = await openStores(config);
   await new ApiKeyStore(database.db).migrate();
+  await new WriterSnapshotStore(database.db).migrate();
   const { version } = await prepareReadModel(database.db, config);
   console.log(`migrated (read model ${version.liveSchema})`);
   await log.close();

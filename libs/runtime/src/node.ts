@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import { spaceKey, type SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
-import { ingestRoutes, SpaceWriterService } from '@stratagate/ingest';
+import { ingestRoutes, SpaceWriterService, WriterSnapshotStore } from '@stratagate/ingest';
 import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
@@ -124,6 +124,8 @@ export async function startNode(
   const { log, kafka } = opened;
   const apiKeys = new ApiKeyStore(database.db);
   await apiKeys.migrate();
+  const writerSnapshots = new WriterSnapshotStore(database.db);
+  await writerSnapshots.migrate();
   const prepared = await prepareReadModel(database.db, config);
   if (!prepared.configMatches && logger) {
     logger.warn(
@@ -233,7 +235,14 @@ export async function startNode(
   const unobserveCache = postingCache ? observeSearchCache(() => postingCache.stats()) : null;
   const routes: ((app: TypedApp) => void)[] = [];
   // One writer per process: ingest and the evidence gate share its per-space lock and state.
-  const writer = new SpaceWriterService(log);
+  // Its folded states are snapshotted, so a space's first write after a start reads only the
+  // records since (ADR 0024).
+  const writer = new SpaceWriterService(log, {
+    snapshots: writerSnapshots,
+    onSnapshotError: (error) => {
+      if (logger) logger.warn({ err: error }, 'space writer snapshot not saved; tried again later');
+    },
+  });
   if (roles.has('ingest')) routes.push(ingestRoutes({ log, writer, now }));
   if (roles.has('query')) {
     const pinned = requestReadModel(readModel);
@@ -341,6 +350,7 @@ export async function startNode(
       }
       await projector?.stop();
       await kafkaProjector?.stop();
+      await writer.flush();
       await log.close();
       await database.close();
       await shutdownTelemetry();

@@ -3,6 +3,7 @@ import {
   decodeRecord,
   evolveSpaceWriter,
   initialSpaceWriterState,
+  snapshotSpaceWriter,
   spaceKey,
   type MemoryRecord,
   type SpaceRef,
@@ -16,6 +17,7 @@ import {
   type RecordContext,
 } from '@stratagate/log';
 import { recordAppended } from '@stratagate/telemetry';
+import type { WriterSnapshots } from './writer-snapshots.ts';
 
 export const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 
@@ -29,6 +31,18 @@ export type WriteOutcome =
 
 const MAX_ATTEMPTS = 8;
 
+export interface SpaceWriterOptions {
+  /**
+   * Where folded states are kept (ADR 0024): a space's first write after a start then reads only
+   * the records after its snapshot. Without it every first write folds the whole space.
+   */
+  snapshots?: WriterSnapshots;
+  /** A snapshot is saved once the state is this many records past the last one (default 500). */
+  snapshotEvery?: number;
+  /** A snapshot that could not be saved (it is tried again later); default: a process warning. */
+  onSnapshotError?: (error: unknown) => void;
+}
+
 /**
  * Serialised writes per space (MM-GEN-8): the write-side state is folded from the space's records
  * and cached; a decision is appended with the expected space version, and a conflicting writer
@@ -38,8 +52,23 @@ const MAX_ATTEMPTS = 8;
 export class SpaceWriterService {
   private readonly states = new Map<string, SpaceWriterState>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Per space: the version of the last snapshot loaded or saved. */
+  private readonly snapshotted = new Map<string, number>();
+  /** Snapshot saves in flight (they never hold up the write that triggered them). */
+  private readonly saving = new Set<Promise<void>>();
+  private readonly snapshotEvery: number;
 
-  constructor(private readonly log: MessageLog) {}
+  constructor(
+    private readonly log: MessageLog,
+    private readonly options: SpaceWriterOptions = {},
+  ) {
+    this.snapshotEvery = Math.max(1, options.snapshotEvery ?? 500);
+  }
+
+  /** Waits for the snapshot saves in flight (before the database closes; tests). */
+  async flush(): Promise<void> {
+    while (this.saving.size > 0) await Promise.all([...this.saving]);
+  }
 
   async state(space: SpaceRef): Promise<SpaceWriterState> {
     return this.withLock(space, () => this.catchUp(space));
@@ -74,8 +103,14 @@ export class SpaceWriterService {
           }
           for (const stored of result.records) this.apply(state, stored);
           recordAppended(this.log.name, result.records);
+          this.maybeSnapshot(space, state);
           return { status: 'appended', records: result.records, state };
         } catch (error) {
+          if (error instanceof WrongExpectedVersionError && error.actual < state.version) {
+            // Our state is ahead of the log: it came from a snapshot the log does not back (a
+            // log emptied or replaced under the same database). Fold the log itself.
+            await this.forget(space);
+          }
           if (error instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue;
           throw error;
         }
@@ -85,14 +120,54 @@ export class SpaceWriterService {
 
   private async catchUp(space: SpaceRef): Promise<SpaceWriterState> {
     const key = spaceKey(space);
-    const state = this.states.get(key) ?? initialSpaceWriterState();
+    const state =
+      this.states.get(key) ?? (await this.loadSnapshot(space)) ?? initialSpaceWriterState();
     for (;;) {
       const page = await this.log.readSpace(space, state.version, 1000);
       for (const stored of page) this.apply(state, stored);
       if (page.length < 1000) break;
     }
     this.states.set(key, state);
+    // A long fold (a first start on an existing log) is not repeated at the next start.
+    this.maybeSnapshot(space, state);
     return state;
+  }
+
+  private async loadSnapshot(space: SpaceRef): Promise<SpaceWriterState | null> {
+    const snapshots = this.options.snapshots;
+    if (!snapshots) return null;
+    const state = await snapshots.load(this.log.name, space);
+    if (state) this.snapshotted.set(spaceKey(space), state.version);
+    return state;
+  }
+
+  /** Saves a snapshot in the background once the state is `snapshotEvery` records past the last. */
+  private maybeSnapshot(space: SpaceRef, state: SpaceWriterState): void {
+    const snapshots = this.options.snapshots;
+    if (!snapshots) return;
+    const key = spaceKey(space);
+    const last = this.snapshotted.get(key) ?? 0;
+    if (state.version - last < this.snapshotEvery) return;
+    this.snapshotted.set(key, state.version);
+    // Taken now, under the space's lock: later writes change the live state, not this copy.
+    const snapshot = snapshotSpaceWriter(state);
+    const saved = snapshots.save(this.log.name, space, snapshot).catch((error: unknown) => {
+      // Tried again after the next write; meanwhile the older snapshot (or none) serves.
+      if (this.snapshotted.get(key) === snapshot.version) this.snapshotted.set(key, last);
+      if (this.options.onSnapshotError) this.options.onSnapshotError(error);
+      else process.emitWarning(`space writer: snapshot not saved: ${String(error)}`);
+    });
+    this.saving.add(saved);
+    void saved.finally(() => this.saving.delete(saved));
+  }
+
+  /** Drops the cached state and the stored snapshot of `space`: the next fold starts at 0. */
+  private async forget(space: SpaceRef): Promise<void> {
+    const key = spaceKey(space);
+    this.states.delete(key);
+    this.snapshotted.delete(key);
+    await this.flush();
+    await this.options.snapshots?.discard(this.log.name, space);
   }
 
   private apply(state: SpaceWriterState, stored: StoredRecord) {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { DataOf, MemoryRecord } from '../records/record-types.ts';
 
 /**
@@ -40,6 +41,60 @@ export function initialSpaceWriterState(): SpaceWriterState {
 
 function thread(state: SpaceWriterState, threadId: string): ThreadWriterState {
   return state.threads.get(threadId) ?? { turnCount: 0, openTurnIds: [] };
+}
+
+/**
+ * The layout of a stored write-side snapshot (`snapshotSpaceWriter`). Bump it whenever
+ * `SpaceWriterState` or what `evolveSpaceWriter` keeps in it changes: snapshots of another
+ * format are ignored, and the state is folded from the log again.
+ */
+export const SPACE_WRITER_SNAPSHOT_FORMAT = 1;
+
+const SnapshotJson = z
+  .object({
+    version: z.number().int().min(0),
+    turnCounter: z.number().int().min(0),
+    blockSize: z.number().int().min(1),
+    decayLambda: z.number().finite(),
+    blockSequence: z.number().int().min(0),
+    batchCount: z.number().int().min(0),
+    configured: z.boolean(),
+    threads: z.array(
+      z.tuple([
+        z.string(),
+        z.object({ turnCount: z.number().int().min(0), openTurnIds: z.array(z.string()) }).strict(),
+      ]),
+    ),
+  })
+  .strict();
+export type SpaceWriterSnapshot = z.infer<typeof SnapshotJson>;
+
+/** `state` as plain JSON (format `SPACE_WRITER_SNAPSHOT_FORMAT`), detached from the live state. */
+export function snapshotSpaceWriter(state: SpaceWriterState): SpaceWriterSnapshot {
+  return {
+    version: state.version,
+    turnCounter: state.turnCounter,
+    blockSize: state.blockSize,
+    decayLambda: state.decayLambda,
+    blockSequence: state.blockSequence,
+    batchCount: state.batchCount,
+    configured: state.configured,
+    threads: [...state.threads].map(([id, t]) => [
+      id,
+      { turnCount: t.turnCount, openTurnIds: [...t.openTurnIds] },
+    ]),
+  };
+}
+
+/**
+ * The state a snapshot holds, or null when `json` is not a snapshot of this format (the caller
+ * then folds the space from its first record).
+ */
+export function restoreSpaceWriter(json: unknown): SpaceWriterState | null {
+  const parsed = SnapshotJson.safeParse(json);
+  if (!parsed.success) return null;
+  const { threads, ...rest } = parsed.data;
+  return { ...rest, threads: new Map(threads) };
 }
 
 /** Mutates and returns `state`; the caller owns it (a per-space cache), so copying would only cost. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemoryRecord } from '../records/record-types.ts';
 import {
@@ -6,6 +7,9 @@ import {
   decideRecordTurn,
   evolveSpaceWriter,
   initialSpaceWriterState,
+  restoreSpaceWriter,
+  snapshotSpaceWriter,
+  SPACE_WRITER_SNAPSHOT_FORMAT,
   type SpaceWriterState,
 } from './space-writer.ts';
 
@@ -148,5 +152,102 @@ describe('closing a session (MM-SPACE-3)', () => {
     expect(h.state.threads.get('t2')?.openTurnIds).toEqual(['b1']);
     const [next] = h.post('t1', 'a6');
     expect(next?.type === 'TurnRecorded' && next.data.threadTurn).toBe(6);
+  });
+});
+
+describe('write-side snapshots', () => {
+  /** One step of a space's history: a turn, a close, a configuration, or an evidence batch. */
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('turn' as const), thread: fc.constantFrom('t1', 't2', 't3') }),
+    fc.record({ kind: fc.constant('close' as const), thread: fc.constantFrom('t1', 't2', 't3') }),
+    fc.record({
+      kind: fc.constant('configure' as const),
+      blockSize: fc.integer({ min: 1, max: 5 }),
+    }),
+    fc.record({ kind: fc.constant('batch' as const) }),
+  );
+
+  /** The records a history of steps appends, decided as the writer decides them. */
+  type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+  function recordsOf(steps: readonly Step[]) {
+    const state = initialSpaceWriterState();
+    const records: MemoryRecord[] = [];
+    let version = 0;
+    let ids = 0;
+    for (const s of steps) {
+      let decided: MemoryRecord[];
+      if (s.kind === 'turn') {
+        const turnId = `turn_${++ids}`;
+        decided = decideRecordTurn(state, {
+          turnId,
+          threadId: s.thread,
+          occurredAt: '2023-05-01T00:00:00Z',
+          messages: [{ role: 'user', content: turnId, toolCalls: [] }],
+          newMessageId: () => `msg_${++ids}`,
+          newBlockId: () => `blk_${++ids}`,
+        });
+      } else if (s.kind === 'close') {
+        decided = decideCloseThread(state, {
+          threadId: s.thread,
+          newBlockId: () => `blk_${++ids}`,
+        });
+      } else if (s.kind === 'configure') {
+        decided = decideConfigureSpace(state, { blockSize: s.blockSize });
+      } else {
+        decided = [
+          {
+            type: 'EvidenceBatchOpened',
+            data: {
+              batchId: `batch_${state.batchCount + 1}`,
+              threadId: 't1',
+              operation: 'search_raw',
+              query: 'q',
+              refs: [],
+              retrievedEventIds: [],
+            },
+          },
+        ];
+      }
+      for (const r of decided) evolveSpaceWriter(state, r, ++version);
+      records.push(...decided);
+    }
+    return { records, state };
+  }
+  it('a snapshot taken anywhere, stored as JSON and restored, folds on to the same state', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.nat(), (steps, at) => {
+        const { records, state: direct } = recordsOf(steps);
+        const cut = records.length === 0 ? 0 : at % (records.length + 1);
+        const prefix = initialSpaceWriterState();
+        records.slice(0, cut).forEach((r, i) => evolveSpaceWriter(prefix, r, i + 1));
+        const stored = JSON.parse(JSON.stringify(snapshotSpaceWriter(prefix))) as unknown;
+        const restored = restoreSpaceWriter(stored);
+        expect(restored).toEqual(prefix);
+        records.slice(cut).forEach((r, i) => evolveSpaceWriter(restored!, r, cut + i + 1));
+        expect(restored).toEqual(direct);
+      }),
+    );
+  });
+
+  it('is detached from the live state: folding on does not change a snapshot taken before', () => {
+    const h = harness();
+    h.configure(3);
+    h.post('t1', 'a1');
+    const snapshot = snapshotSpaceWriter(h.state);
+    const before = JSON.stringify(snapshot);
+    h.post('t1', 'a2');
+    h.post('t2', 'b1');
+    expect(JSON.stringify(snapshot)).toBe(before);
+  });
+
+  it('rejects what is not a snapshot of this format', () => {
+    const good = snapshotSpaceWriter(initialSpaceWriterState());
+    expect(SPACE_WRITER_SNAPSHOT_FORMAT).toBe(1);
+    expect(restoreSpaceWriter(good)).toEqual(initialSpaceWriterState());
+    expect(restoreSpaceWriter(null)).toBeNull();
+    expect(restoreSpaceWriter({ ...good, version: -1 })).toBeNull();
+    expect(restoreSpaceWriter({ ...good, extra: 1 })).toBeNull();
+    expect(restoreSpaceWriter({ ...good, threads: [['t1', { turnCount: 1 }]] })).toBeNull();
   });
 });
