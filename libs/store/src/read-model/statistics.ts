@@ -35,10 +35,16 @@ export interface AnalyzeOutcome {
 
 /** Each table of `schema` with its pages on disk and the pages its last ANALYZE saw (0: none). */
 async function tablePages(db: AnyDb, schema: string) {
-  const result = await sql<{ table: string; pages: number; analysed_pages: number }>`
+  const result = await sql<{
+    table: string;
+    pages: number;
+    analysed_pages: number;
+    all_visible: number;
+  }>`
     select c.relname as table,
       (pg_relation_size(c.oid) / current_setting('block_size')::int)::int as pages,
-      case when c.reltuples < 0 then 0 else c.relpages end::int as analysed_pages
+      case when c.reltuples < 0 then 0 else c.relpages end::int as analysed_pages,
+      c.relallvisible::int as all_visible
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = ${schema} and c.relkind = 'r'
     order by c.relname
@@ -47,6 +53,7 @@ async function tablePages(db: AnyDb, schema: string) {
     table: r.table,
     pages: Number(r.pages),
     analysedPages: Number(r.analysed_pages),
+    allVisible: Number(r.all_visible),
   }));
 }
 
@@ -90,14 +97,21 @@ export interface VacuumOptions {
    * the pause a caller sees is one table's, not the sum of all.
    */
   maxTables?: number;
+  /**
+   * Pages of each table (`schema.table`) at its last VACUUM by this process (default: the
+   * process's own map; tests pass a fresh one to act as a new process).
+   */
+  vacuumed?: Map<string, number>;
 }
 
-/** Pages of each table (`schema.table`) at its last VACUUM by this process. */
 const vacuumedPages = new Map<string, number>();
 
 /**
  * VACUUM the table of `schema` that grew most past the threshold since this process last vacuumed
- * it, or one it never vacuumed (`maxTables` for more per call). PGlite has no autovacuum, and a
+ * it (`maxTables` for more per call). A table this process has not vacuumed yet is measured
+ * against its pages marked all-visible when it was last vacuumed or analysed (`relallvisible`), so
+ * a restart does not vacuum every table of a large read model again, one after another, while it
+ * serves its first requests (on PGlite each such VACUUM holds the only session). PGlite has no autovacuum, and a
  * server's may be off or behind a bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
  * postings, ADR 0013) still reads one heap page per row, and dead rows are never reclaimed.
  * VACUUM visits only pages not yet all-visible, so each run costs about what changed since the
@@ -111,17 +125,18 @@ export async function vacuumGrownTables(
   assertSchemaName(schema);
   const growth = options.growth ?? 1.25;
   const minPages = options.minPages ?? 8;
+  const vacuumed = options.vacuumed ?? vacuumedPages;
   const grown = (await tablePages(db, schema))
-    .map(({ table, pages }) => {
-      const before = vacuumedPages.get(`${schema}.${table}`);
-      return { table, pages, growth: before === undefined ? Infinity : pages / before };
+    .map(({ table, pages, allVisible }) => {
+      const before = vacuumed.get(`${schema}.${table}`) ?? allVisible;
+      return { table, pages, growth: before > 0 ? pages / before : Infinity };
     })
     .filter((t) => t.pages > minPages && t.growth > growth)
     .sort((a, b) => b.growth - a.growth || b.pages - a.pages)
     .slice(0, options.maxTables ?? 1);
   for (const t of grown) {
     await sql`vacuum ${sql.id(schema, t.table)}`.execute(db);
-    vacuumedPages.set(`${schema}.${t.table}`, t.pages);
+    vacuumed.set(`${schema}.${t.table}`, t.pages);
   }
   return grown.map((t) => t.table);
 }
