@@ -41,6 +41,12 @@ export interface SpaceWriterOptions {
   snapshotEvery?: number;
   /** A snapshot that could not be saved (it is tried again later); default: a process warning. */
   onSnapshotError?: (error: unknown) => void;
+  /**
+   * Folded states kept in memory at most (default 10,000 spaces), least recently written
+   * dropped first. With snapshots a dropped state costs a snapshot read and at most
+   * `snapshotEvery` records at the space's next write; without them, a fold of the whole space.
+   */
+  maxStates?: number;
 }
 
 /**
@@ -50,19 +56,30 @@ export interface SpaceWriterOptions {
  * context of the caller's active span (`newRecord`); appended ones are counted by type.
  */
 export class SpaceWriterService {
+  /** Folded states by space key, least recently used first. */
   private readonly states = new Map<string, SpaceWriterState>();
+  private readonly refs = new Map<string, SpaceRef>();
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Per space: the version of the last snapshot loaded or saved. */
   private readonly snapshotted = new Map<string, number>();
   /** Snapshot saves in flight (they never hold up the write that triggered them). */
   private readonly saving = new Set<Promise<void>>();
+  /** The save in flight per space, which a load of that space waits for. */
+  private readonly savingFor = new Map<string, Promise<void>>();
   private readonly snapshotEvery: number;
+  private readonly maxStates: number;
 
   constructor(
     private readonly log: MessageLog,
     private readonly options: SpaceWriterOptions = {},
   ) {
     this.snapshotEvery = Math.max(1, options.snapshotEvery ?? 500);
+    this.maxStates = Math.max(1, options.maxStates ?? 10_000);
+  }
+
+  /** Spaces whose folded state is in memory (metrics, tests). */
+  get cachedSpaces(): number {
+    return this.states.size;
   }
 
   /** Waits for the snapshot saves in flight (before the database closes; tests). */
@@ -78,7 +95,7 @@ export class SpaceWriterService {
     return this.withLock(space, async () => {
       for (let attempt = 1; ; attempt++) {
         // The cached state is usually current; a write elsewhere shows up as a version conflict.
-        const cached = attempt === 1 ? this.states.get(spaceKey(space)) : undefined;
+        const cached = attempt === 1 ? this.recent(spaceKey(space)) : undefined;
         const state = cached ?? (await this.catchUp(space));
         const decided = decide(state);
         if (decided.length === 0) return { status: 'appended', records: [], state };
@@ -127,17 +144,51 @@ export class SpaceWriterService {
       for (const stored of page) this.apply(state, stored);
       if (page.length < 1000) break;
     }
+    this.states.delete(key);
     this.states.set(key, state);
+    this.refs.set(key, space);
     // A long fold (a first start on an existing log) is not repeated at the next start.
     this.maybeSnapshot(space, state);
+    this.evict();
     return state;
+  }
+
+  /** The cached state of `key`, marked as the most recently used. */
+  private recent(key: string): SpaceWriterState | undefined {
+    const state = this.states.get(key);
+    if (state) {
+      this.states.delete(key);
+      this.states.set(key, state);
+    }
+    return state;
+  }
+
+  /**
+   * Drops the least recently used states past `maxStates`, never one a write holds. A dropped
+   * state that moved since its last snapshot is snapshotted first, so its next fold is short.
+   */
+  private evict(): void {
+    for (const [key, state] of this.states) {
+      if (this.states.size <= this.maxStates) return;
+      if (this.locks.has(key)) continue;
+      const space = this.refs.get(key);
+      if (space && state.version > (this.snapshotted.get(key) ?? 0)) {
+        this.save(space, key, state, this.snapshotted.get(key) ?? 0);
+      }
+      this.states.delete(key);
+      this.refs.delete(key);
+      this.snapshotted.delete(key);
+    }
   }
 
   private async loadSnapshot(space: SpaceRef): Promise<SpaceWriterState | null> {
     const snapshots = this.options.snapshots;
     if (!snapshots) return null;
+    const key = spaceKey(space);
+    // A state dropped a moment ago may still be on its way to the store.
+    await this.savingFor.get(key);
     const state = await snapshots.load(this.log.name, space);
-    if (state) this.snapshotted.set(spaceKey(space), state.version);
+    if (state) this.snapshotted.set(key, state.version);
     return state;
   }
 
@@ -148,6 +199,12 @@ export class SpaceWriterService {
     const key = spaceKey(space);
     const last = this.snapshotted.get(key) ?? 0;
     if (state.version - last < this.snapshotEvery) return;
+    this.save(space, key, state, last);
+  }
+
+  private save(space: SpaceRef, key: string, state: SpaceWriterState, last: number): void {
+    const snapshots = this.options.snapshots;
+    if (!snapshots) return;
     this.snapshotted.set(key, state.version);
     // Taken now, under the space's lock: later writes change the live state, not this copy.
     const snapshot = snapshotSpaceWriter(state);
@@ -158,13 +215,18 @@ export class SpaceWriterService {
       else process.emitWarning(`space writer: snapshot not saved: ${String(error)}`);
     });
     this.saving.add(saved);
-    void saved.finally(() => this.saving.delete(saved));
+    this.savingFor.set(key, saved);
+    void saved.finally(() => {
+      this.saving.delete(saved);
+      if (this.savingFor.get(key) === saved) this.savingFor.delete(key);
+    });
   }
 
   /** Drops the cached state and the stored snapshot of `space`: the next fold starts at 0. */
   private async forget(space: SpaceRef): Promise<void> {
     const key = spaceKey(space);
     this.states.delete(key);
+    this.refs.delete(key);
     this.snapshotted.delete(key);
     await this.flush();
     await this.options.snapshots?.discard(this.log.name, space);

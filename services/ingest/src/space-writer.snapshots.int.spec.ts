@@ -136,6 +136,36 @@ describe(`space writer snapshots, ADR 0024 (${describeBackend()})`, () => {
     expect(reads.counter.read).toBe(await log.spaceVersion(space));
   });
 
+  it('keeps at most maxStates spaces in memory; a dropped one is snapshotted and comes back short', async () => {
+    const spaces = ['lru-1', 'lru-2', 'lru-3'].map((spaceId) => ({ tenantId: 't', spaceId }));
+    const reads = counting(log);
+    const writer = new SpaceWriterService(reads.log, {
+      snapshots: store,
+      snapshotEvery: 1000,
+      maxStates: 2,
+    });
+    for (let n = 1; n <= 5; n++) {
+      for (const space of spaces) await postTurn(writer, space, 'a', n);
+    }
+    expect(writer.cachedSpaces).toBe(2);
+    await writer.flush();
+    // Each space was dropped after its own write (the other two were more recent): each drop
+    // saved a snapshot at the space's version, so every next write read nothing before deciding.
+    expect(reads.counter.read).toBe(0);
+    for (const space of spaces) {
+      expect((await store.load(log.name, space))?.version).toBeGreaterThanOrEqual(4);
+    }
+    // Decisions are those of a full fold.
+    const plain = new SpaceWriterService(log);
+    for (const space of spaces) {
+      const outcome = await postTurn(writer, space, 'a', 6);
+      expect(snapshotSpaceWriter(outcome.state)).toEqual(
+        snapshotSpaceWriter(await plain.state(space)),
+      );
+      expect(outcome.state.turnCounter).toBe(6);
+    }
+  });
+
   it('a snapshot that cannot be saved never fails the write; it is tried again later', async () => {
     const space = { tenantId: 't', spaceId: 'failing' };
     const errors: unknown[] = [];
