@@ -12,14 +12,27 @@ import {
 import type { MemoryEventRow } from '@stratagate/store';
 import { searchEvents } from './event-search.ts';
 import { searchGraph } from './graph-search.ts';
+import { activate } from './activation.ts';
 import { blockView } from './block-views.ts';
 import type { QueryContext } from './blocks.route.ts';
 import { getSpace, getThread, openTail, rm, threadBlocks } from './read-model.queries.ts';
 import { RecallBody, RecallReply } from './recall.schema.ts';
 import { TOKENIZER, tokenCount } from './token-count.ts';
 
-/** The memory event columns recall reads (weights and cards). */
-const RECALL_EVENT_COLUMNS = [
+/** The memory event columns recall weighs every candidate by (MM-WGT). */
+const WEIGHT_COLUMNS = [
+  'event_id',
+  'source_block_id',
+  'status',
+  'criticality',
+  'mention_count',
+  'last_adopted_turn',
+  'pinned',
+  'forced_cap',
+] as const;
+type WeightRow = Pick<MemoryEventRow, (typeof WEIGHT_COLUMNS)[number]>;
+/** The columns of a card, read only for the candidates recall may still take. */
+const CARD_COLUMNS = [
   'event_id',
   'title',
   'summary',
@@ -27,16 +40,11 @@ const RECALL_EVENT_COLUMNS = [
   'mentioned_at',
   'created_at',
   'temporal',
-  'source_block_id',
-  'status',
   'scope',
-  'criticality',
-  'mention_count',
-  'last_adopted_turn',
-  'pinned',
-  'forced_cap',
 ] as const;
-type RecallEventRow = Pick<MemoryEventRow, (typeof RECALL_EVENT_COLUMNS)[number]>;
+type CardRow = Pick<MemoryEventRow, (typeof CARD_COLUMNS)[number]>;
+/** Cards read per round trip, in fused order: usually all that the four events need. */
+const CARD_BATCH = 8;
 
 const MAX_EVENTS = 4;
 const MAX_NODES = 4;
@@ -116,13 +124,14 @@ export function recallRoutes(ctx: QueryContext) {
         ]);
         const ids = [...new Set([...hits.map((h) => h.id), ...standing.map((s) => s.event_id)])];
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
-        // Only what weights and cards need: the JSON columns (quotes, hints, …) are not parsed.
+        // Every candidate is weighed (the standing events of a large space are hundreds): only
+        // the weight columns here; title, summary and times only for those recall may take.
         const rows =
           ids.length === 0
             ? []
             : await db
                 .selectFrom('memory_events')
-                .select(RECALL_EVENT_COLUMNS)
+                .select(WEIGHT_COLUMNS)
                 .where('tenant_id', '=', space.tenantId)
                 .where('space_id', '=', space.spaceId)
                 .where('event_id', 'in', ids)
@@ -134,7 +143,7 @@ export function recallRoutes(ctx: QueryContext) {
             .filter((r) => r.source_block_id === null || !sessionBlocks.has(r.source_block_id))
             .map((r) => [r.event_id, r]),
         );
-        const weightOf = (r: RecallEventRow) =>
+        const weightOf = (r: WeightRow) =>
           eventWeight({
             criticality: r.criticality,
             status: r.status,
@@ -152,36 +161,43 @@ export function recallRoutes(ctx: QueryContext) {
           { ids: byWeight.map((r) => r.event_id) },
         ]);
 
-        let used = 0;
-        const events = [];
-        let omitted = 0;
-        for (const f of fused) {
-          if (events.length >= MAX_EVENTS) {
-            omitted++;
-            continue;
-          }
-          const r = candidates.get(f.id)!;
-          const card = {
+        const cardOf = (id: string, c: CardRow) => {
+          const r = candidates.get(id)!;
+          return {
             id: r.event_id,
-            title: takeCodePoints(r.title, 240),
-            summary: takeCodePoints(r.summary, 800),
-            sourceTime: r.happened_start ?? r.mentioned_at ?? r.created_at,
-            temporal: r.temporal,
+            title: takeCodePoints(c.title, 240),
+            summary: takeCodePoints(c.summary, 800),
+            sourceTime: c.happened_start ?? c.mentioned_at ?? c.created_at,
+            temporal: c.temporal,
             sourceBlockId: r.source_block_id,
             status: r.status,
-            scope: r.scope,
+            scope: c.scope,
             criticality: r.criticality,
-            rankScore: f.score,
-            scoreMeaning: SCORE_MEANING,
           };
-          const cost = tokenCount(`${card.title}\n${card.summary}\n${card.sourceTime}`);
-          if (used + cost > ACTIVATED_BUDGET) {
-            omitted++;
-            continue;
-          }
-          used += cost;
-          events.push(card);
-        }
+        };
+        type Card = ReturnType<typeof cardOf>;
+        const activated = await activate<Card>(
+          fused,
+          async (next) => {
+            const read = await db
+              .selectFrom('memory_events')
+              .select(CARD_COLUMNS)
+              .where('tenant_id', '=', space.tenantId)
+              .where('space_id', '=', space.spaceId)
+              .where('event_id', 'in', next)
+              .execute();
+            return new Map(read.map((c) => [c.event_id, cardOf(c.event_id, c)]));
+          },
+          (card) => tokenCount(`${card.title}\n${card.summary}\n${card.sourceTime}`),
+          { maxItems: MAX_EVENTS, budget: ACTIVATED_BUDGET, batch: CARD_BATCH },
+        );
+        let used = activated.used;
+        const omitted = activated.omitted;
+        const events = activated.taken.map(({ ranked, card }) => ({
+          ...card,
+          rankScore: ranked.score,
+          scoreMeaning: SCORE_MEANING,
+        }));
 
         // Graph nodes are added while the limit and the budget allow.
         const graphNodes = [];
