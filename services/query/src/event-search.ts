@@ -97,7 +97,8 @@ const MEETING_ALL_SCOPE_CAP = 5000;
 export async function searchEvents(
   ctx: Pick<QueryContext, 'db' | 'schema' | 'postingCache'>,
   space: SpaceRef,
-  currentTurn: number,
+  /** The space's turn counter (weight order); awaited only by a structured ranking. */
+  currentTurn: number | Promise<number>,
   params: Omit<EventSearchParams, 'trackRetrieval'>,
 ): Promise<EventSearchHit[]> {
   const { db, schema, postingCache } = ctx;
@@ -131,22 +132,23 @@ async function rankPool(
   { db, schema, cache }: { db: AnyDb; schema: string; cache: PostingCache | undefined },
   space: SpaceRef,
   pool: EventPool,
-  currentTurn: number,
+  currentTurn: number | Promise<number>,
   params: Omit<EventSearchParams, 'trackRetrieval'>,
   depth: number,
 ): Promise<string[]> {
   const kind = eventDocKind(pool);
   const lexicalQuery = queryTerms(params.query).length > 0;
-  const order: StructuredOrderBy = params.temporalIntent
-    ? { intent: params.temporalIntent }
-    : { intent: 'weight', currentTurn };
+  const order = async (): Promise<StructuredOrderBy> =>
+    params.temporalIntent
+      ? { intent: params.temporalIntent }
+      : { intent: 'weight', currentTurn: await currentTurn };
   const scope = params.eventIds ? { eventIds: params.eventIds } : {};
-  const filtered = (filters: EventFilters, limit: number, eventIds?: readonly string[]) =>
+  const filtered = async (filters: EventFilters, limit: number, eventIds?: readonly string[]) =>
     filteredEventIds(db, schema, {
       space,
       pool,
       filters,
-      order,
+      order: await order(),
       limit,
       ...(eventIds ? { eventIds } : scope),
     });

@@ -175,9 +175,17 @@ export function searchRoutes(ctx: EvidenceContext) {
         const space = { tenantId: tenantOf(request), spaceId: request.params.spaceId };
         const { threadId } = request.params;
         const db = rm(ctx.db, ctx.schema);
-        const spaceRow = await getSpace(db, space);
+        // The space read runs beside the ranking, which needs the turn counter only for a
+        // structured order (an unknown space finds nothing and is answered 404 after).
+        const spaceRead = getSpace(db, space);
+        const turnCounter = spaceRead.then((row) => row?.turn_counter ?? 0);
+        // A failed read is reported through Promise.all; the ranking may never await this one.
+        turnCounter.catch(() => undefined);
+        const [spaceRow, ranked] = await Promise.all([
+          spaceRead,
+          searchEvents(ctx, space, turnCounter, request.body),
+        ]);
         if (!spaceRow) throw notFound('space', space.spaceId);
-        const ranked = await searchEvents(ctx, space, spaceRow.turn_counter, request.body);
         const rows = await getEvents(
           db,
           space,
