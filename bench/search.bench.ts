@@ -109,8 +109,14 @@ export interface SizeResult {
   generated: boolean;
   seedSeconds: number;
   projection: ProjectionResult;
-  /** The first request of each endpoint after the server started (single samples). */
+  /**
+   * The first request of each endpoint after the server started (single samples). For every
+   * size above the probe's, the first search is the space's first write ever (the seed went to
+   * the log directly): it folds the whole space and saves the writer's snapshot (ADR 0024).
+   */
   cold: Record<Endpoint, number>;
+  /** The same after a restart once the measurement is done: the writer starts from its snapshot. */
+  restarted?: Record<Endpoint, number>;
   /** The repeated query set (the steady state: its terms and documents are cached). */
   latency: Record<Endpoint, Summary>;
   /**
@@ -761,6 +767,23 @@ async function runOne(
     }
     await server.stop();
     server = null;
+
+    // 5. Started once more: what a restart costs the first requests once the writer has a
+    //    snapshot of the space (ADR 0024) and the tables were vacuumed by the runs before.
+    server = await serve();
+    const restarted = {} as Record<Endpoint, number>;
+    for (const endpoint of ENDPOINTS) {
+      restarted[endpoint] = round(
+        await call(server, spaceId, threads[0]!, endpoint, queries[0]!),
+        1,
+      );
+    }
+    log(
+      label,
+      `first requests after a restart: ${ENDPOINTS.map((e) => `${e} ${restarted[e]} ms`).join(', ')}`,
+    );
+    await server.stop();
+    server = null;
     return {
       backend: backendName,
       size,
@@ -771,6 +794,7 @@ async function runOne(
       noStatistics,
       analyzeSeconds,
       ...measured,
+      restarted,
       explain,
       statistics,
       wallSeconds: Math.round((performance.now() - runStarted) / 1000),
