@@ -69,4 +69,33 @@ describe(`recall within budgets (MM-RET-7/8) (${describeBackend()})`, () => {
     const batches = (await t.request('GET', `${S}/threads/s2/batches?status=all`)).body.batches;
     expect(batches).toEqual([]);
   });
+
+  it('weighs the standing (pinned) events too, whether or not they match the message', async () => {
+    const events = (await t.request('GET', `${S}/memory-events?limit=200`)).body.events as {
+      id: string;
+      title: string;
+    }[];
+    const pottery = events.find((e) => /pottery/i.test(e.title))!;
+    expect(pottery).toBeDefined();
+    // No word of this message is in any event: nothing is activated by relevance.
+    const ask = async () =>
+      (await t.request('POST', `${S}/threads/s2/recall`, { message: 'Xylophones, anyone?' })).body
+        .activatedMemory as {
+        events: { id: string; title: string; summary: string; status: string }[];
+        budget: { omittedEvents: number };
+      };
+    expect((await ask()).events).toEqual([]);
+    expect((await t.request('POST', `${S}/memory-events/${pottery.id}/pin`)).status).toBe(202);
+    await t.settle('recall');
+    // Pinned, it is a candidate of every recall, by weight, with its whole card.
+    const activated = await ask();
+    expect(activated.events.map((e) => e.id)).toEqual([pottery.id]);
+    expect(activated.events[0]!.title).toBe(pottery.title);
+    expect(activated.events[0]!.summary).toMatch(/pottery/i);
+    expect(activated.events[0]!.status).toBe('active');
+    expect(activated.budget.omittedEvents).toBe(0);
+    await t.request('POST', `${S}/memory-events/${pottery.id}/unpin`);
+    await t.settle('recall');
+    expect((await ask()).events).toEqual([]);
+  });
 });

@@ -88,9 +88,10 @@ export function recallRoutes(ctx: QueryContext) {
           getThread(db, space, threadId),
           openTail(db, space, threadId),
           threadBlocks(db, space, threadId),
+          // The standing events (pinned or safety) with their weight columns.
           db
             .selectFrom('memory_events')
-            .select('event_id')
+            .select(WEIGHT_COLUMNS)
             .where('tenant_id', '=', space.tenantId)
             .where('space_id', '=', space.spaceId)
             .where('status', 'in', ['active', 'superseded'])
@@ -122,21 +123,25 @@ export function recallRoutes(ctx: QueryContext) {
           // session's events.
           searchGraph(ctx, space, { query, limit: 12, excludeThreadId: threadId }),
         ]);
-        const ids = [...new Set([...hits.map((h) => h.id), ...standing.map((s) => s.event_id)])];
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
         // Every candidate is weighed (the standing events of a large space are hundreds): only
-        // the weight columns here; title, summary and times only for those recall may take.
-        const rows =
-          ids.length === 0
+        // the weight columns, which the standing events came with; the hits among them are not
+        // read again. Title, summary and times are read only for those recall may take.
+        const standingIds = new Set(standing.map((s) => s.event_id));
+        const hitIds = [...new Set(hits.map((h) => h.id))].filter((id) => !standingIds.has(id));
+        const rows = [
+          ...standing,
+          ...(hitIds.length === 0
             ? []
             : await db
                 .selectFrom('memory_events')
                 .select(WEIGHT_COLUMNS)
                 .where('tenant_id', '=', space.tenantId)
                 .where('space_id', '=', space.spaceId)
-                .where('event_id', 'in', ids)
+                .where('event_id', 'in', hitIds)
                 .where('status', 'in', ['active', 'superseded'])
-                .execute();
+                .execute()),
+        ];
         // Events from the current session's blocks are already in its own context.
         const candidates = new Map(
           rows
