@@ -123,7 +123,9 @@ withStoreOptions(keys.command('revoke <keyId>')).action(async (keyId: string, fl
 });
 
 withStoreOptions(
-  program.command('migrate').description('create or update the log, auth and read-model schemas'),
+  program
+    .command('migrate')
+    .description('create or update the log, auth, writer-snapshot and read-model schemas'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
   const { database, log } = await openStores(config);
