@@ -107,3 +107,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     },
   };
 }
+
+/**
+ * Runs `migrate` (idempotent DDL: `create … if not exists`) in one transaction that first takes
+ * the advisory lock (`namespace`, `key`): processes starting together take turns, since
+ * `if not exists` alone races on a server (two creators, one unique violation).
+ */
+export async function migrateUnderLock(
+  db: AnyDb,
+  namespace: string,
+  key: string,
+  migrate: (trx: AnyDb) => Promise<void>,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${namespace}), hashtext(${key}))`.execute(trx);
+    await migrate(trx);
+  });
+}

@@ -6,7 +6,7 @@ import {
   type SpaceWriterSnapshot,
   type SpaceWriterState,
 } from '@stratagate/domain';
-import type { AnyDb } from '@stratagate/store';
+import { migrateUnderLock, type AnyDb } from '@stratagate/store';
 
 /**
  * Where the write side keeps snapshots of each space's folded state (ADR 0024), so that the first
@@ -27,23 +27,20 @@ export interface WriterSnapshots {
 export class WriterSnapshotStore implements WriterSnapshots {
   constructor(private readonly db: AnyDb) {}
 
-  /** Idempotent; role processes starting together take turns (`if not exists` alone races). */
+  /** Idempotent; role processes starting together take turns. */
   async migrate(): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext('stratagate.writer'), hashtext('migrate'))`.execute(
-        trx,
-      );
+    await migrateUnderLock(this.db, 'stratagate.writer', 'migrate', async (trx) => {
       await sql`create schema if not exists writer`.execute(trx);
       await sql`create table if not exists writer.space_snapshots (
-      log_name text not null,
-      tenant_id text not null,
-      space_id text not null,
-      format int not null,
-      version bigint not null,
-      state jsonb not null,
-      saved_at timestamptz not null default now(),
-      primary key (log_name, tenant_id, space_id)
-    )`.execute(trx);
+        log_name text not null,
+        tenant_id text not null,
+        space_id text not null,
+        format int not null,
+        version bigint not null,
+        state jsonb not null,
+        saved_at timestamptz not null default now(),
+        primary key (log_name, tenant_id, space_id)
+      )`.execute(trx);
     });
   }
 

@@ -1,5 +1,5 @@
 import { spaceKey, type SpaceRef } from '@stratagate/domain';
-import type { AnyDb } from '@stratagate/store';
+import { migrateUnderLock, type AnyDb } from '@stratagate/store';
 import { sql } from 'kysely';
 
 export interface PartitionRef {
@@ -59,10 +59,7 @@ export async function createKafkaCheckpointStore(
   const offsets = sql.table(`${schema}.partition_offsets`);
   const versions = sql.table(`${schema}.space_versions`);
 
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext('stratagate.kafka-consumer'), hashtext(${schema}))`.execute(
-      trx,
-    );
+  await migrateUnderLock(db, 'stratagate.kafka-consumer', schema, async (trx) => {
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
     await sql`
       create table if not exists ${offsets} (

@@ -1,5 +1,5 @@
 import type { NewRecord, SpaceRef, StoredRecord } from '@stratagate/domain';
-import type { AnyDb } from '@stratagate/store';
+import { migrateUnderLock, type AnyDb } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
 import { recordColumns, toStoredRecord, type RecordRow } from '../postgres-log.schema.ts';
 
@@ -33,10 +33,7 @@ export async function migrateKafkaIndex(
   t: KafkaIndexTables,
   topic: string,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext('stratagate.kafka-log'), hashtext(${`${t.schema}:migrate`}))`.execute(
-      trx,
-    );
+  await migrateUnderLock(db, 'stratagate.kafka-log', `${t.schema}:migrate`, async (trx) => {
     await sql`create schema if not exists ${sql.id(t.schema)}`.execute(trx);
     await sql`
       create table if not exists ${t.topic} (
