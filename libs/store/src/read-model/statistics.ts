@@ -109,13 +109,15 @@ const vacuumedPages = new Map<string, number>();
 /**
  * VACUUM the table of `schema` that grew most past the threshold since this process last vacuumed
  * it (`maxTables` for more per call). A table this process has not vacuumed yet is measured
- * against its pages marked all-visible when it was last vacuumed or analysed (`relallvisible`), so
- * a restart does not vacuum every table of a large read model again, one after another, while it
- * serves its first requests (on PGlite each such VACUUM holds the only session). PGlite has no autovacuum, and a
- * server's may be off or behind a bulk projection. Without VACUUM the visibility map stays unset, so an index-only scan (a term's
- * postings, ADR 0013) still reads one heap page per row, and dead rows are never reclaimed.
- * VACUUM visits only pages not yet all-visible, so each run costs about what changed since the
- * last. It cannot run in a transaction: the projector calls it after a batch commits.
+ * against its pages marked all-visible when it was last vacuumed or analysed (`relallvisible`),
+ * so a restart does not vacuum every table of a large read model again, one after another, while
+ * it serves its first requests (on PGlite each such VACUUM holds the only session).
+ *
+ * PGlite has no autovacuum, and a server's may be off or behind a bulk projection. Without VACUUM
+ * the visibility map stays unset, so an index-only scan (a term's postings, ADR 0013) still reads
+ * one heap page per row, and dead rows are never reclaimed. VACUUM visits only pages not yet
+ * all-visible, so each run costs about what changed since the last. It cannot run in a
+ * transaction: the projector calls it after a batch commits.
  */
 export async function vacuumGrownTables(
   db: AnyDb,
