@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { request } from './http.ts';
 import type { BenchServer } from './server.ts';
 import { round, summarize } from './stats.ts';
 
@@ -25,13 +26,14 @@ function turnBody(spaceTurn: number) {
 
 async function postTurn(server: BenchServer, space: string): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${server.url}/v1/spaces/${space}/turns`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-    body: turnBody(seq),
-  });
-  await res.arrayBuffer();
-  if (res.status !== 202) throw new Error(`ingest answered ${res.status}`);
+  const res = await request(
+    server.url,
+    'POST',
+    `/v1/spaces/${space}/turns`,
+    server.key,
+    turnBody(seq),
+  );
+  if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${res.body}`);
   return performance.now() - started;
 }
 

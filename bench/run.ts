@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import * as prettier from 'prettier';
+import { closeClients } from './http.ts';
 import { catchUpSeconds, closedLoop, lagTracker, openLoop, quiescent } from './ingest.bench.ts';
 import { searchBench } from './search.bench.ts';
 import { SEARCH_SECTION, SVG_NAME, latencySvg, searchMarkdown } from './search-report.ts';
@@ -340,4 +341,5 @@ const formatted = await prettier.format(doc, {
 });
 await writeFile(DOC, formatted);
 console.log(formatted);
+await closeClients();
 console.log(`bench wall time: ${round((performance.now() - started) / 1000, 0)} s`);

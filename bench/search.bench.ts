@@ -25,6 +25,7 @@ import { loadConfig, startNode } from '@stratagate/runtime';
 import { openDatabase, type AnyDb, type Database } from '@stratagate/store';
 import { benchQueries, pick, prng, type BenchQuery } from './search-corpus.ts';
 import { seedSpace, type SeedStats } from './search-seed.ts';
+import { request } from './http.ts';
 import { peakRssMiB, startServerWithKey, type BenchServer } from './server.ts';
 import { round, summarize } from './stats.ts';
 
@@ -354,16 +355,15 @@ async function call(
   q: BenchQuery,
 ): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${server.url}/v1/spaces/${spaceId}/threads/${threadId}/${endpoint}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(requestFor(endpoint, q)),
-  });
-  const body = await res.arrayBuffer();
+  const res = await request(
+    server.url,
+    'POST',
+    `/v1/spaces/${spaceId}/threads/${threadId}/${endpoint}`,
+    server.key,
+    JSON.stringify(requestFor(endpoint, q)),
+  );
   const ms = performance.now() - started;
-  if (res.status !== 200) {
-    throw new Error(`${endpoint} answered ${res.status}: ${Buffer.from(body).toString()}`);
-  }
+  if (res.status !== 200) throw new Error(`${endpoint} answered ${res.status}: ${res.body}`);
   return ms;
 }
 
