@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
 import { PGliteStatements } from './pglite-statements.ts';
 
 // PGlite only: the cache is the embedded session's; a Postgres server is reached through `pg`.
@@ -54,6 +54,35 @@ describe('PGliteStatements: named prepared statements on the embedded session (A
     const updated = await statements.query('update items set n = $1 where id <> $2', [5, 'zz']);
     expect(updated.affectedRows).toBe(2);
     expect(updated.rows).toEqual([]);
+  });
+
+  it('reads answers larger than one protocol chunk, and leaves PGlite.query and exec working', async () => {
+    const statements = new PGliteStatements(client);
+    // ~3 MB of rows: the backend hands them over in many chunks, messages split across them.
+    const big = await statements.query<{ i: number; s: string }>(
+      "select i, repeat(chr(65 + i % 26), 1000 + i % 7) || '✓' as s from generate_series(1, $1::int) as i",
+      [3000],
+    );
+    expect(big.rows).toHaveLength(3000);
+    const row = (i: number) => ({
+      i,
+      s: `${String.fromCharCode(65 + (i % 26)).repeat(1000 + (i % 7))}✓`,
+    });
+    expect(big.rows).toEqual(Array.from({ length: 3000 }, (_, k) => row(k + 1)));
+    // PGlite's own calls after one through the cache get their answers (the raw exchange must
+    // not keep PGlite's data callback).
+    expect((await client.query<{ v: number }>('select $1::int as v', [7])).rows).toEqual([
+      { v: 7 },
+    ]);
+    expect((await client.exec('select 1 as one; select 2 as two')).map((r) => r.rows)).toEqual([
+      [{ one: 1 }],
+      [{ two: 2 }],
+    ]);
+    await statements.query('select $1::int as v', [1]);
+    expect((await client.query<{ n: number }>('select 2 as n')).rows).toEqual([{ n: 2 }]);
+    await statements.query('select $1::int as v', [1]);
+    const raw = await client.execProtocolRaw(protocol.serialize.query('select 3 as n'));
+    expect(Buffer.from(raw).toString('latin1')).toContain('n\0');
   });
 
   it('keeps at most its capacity prepared on the server, closing the least recently used', async () => {

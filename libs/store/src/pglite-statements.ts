@@ -1,4 +1,6 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { Parser } from 'pg-protocol/dist/parser.js';
+import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 
 /**
  * Named prepared statements on the one PGlite session (ADR 0020).
@@ -11,6 +13,10 @@ import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite
  * This cache parses a statement once under a name and afterwards sends Bind, Describe, Execute
  * and Sync in one call. Postgres keeps the analysed statement. It may also keep a generic plan,
  * when that costs no more than the custom plans before it (its `plan_cache_mode = auto`).
+ *
+ * The answer comes back as raw protocol bytes and is read with node-postgres's parser
+ * (`pg-protocol`): PGlite's own parser decodes each field through a DataView and a TextDecoder
+ * call and took 4.6 ms for 237 rows of 8 columns that arrive in 0.8 ms and parse in 0.5 ms.
  *
  * The session's statements must all go through one cache, and the caller holds the session
  * (the dialect's `SessionLock`) for every call.
@@ -59,7 +65,7 @@ export class PGliteStatements {
       const serialize = this.client.serializers[prepared.types[i] ?? 0];
       return serialize ? serialize(param) : String(param);
     });
-    const messages = await this.client.execProtocolStream(
+    const messages = await this.exchange(
       concat([
         ...this.takeClosing(),
         protocol.serialize.bind({ statement: prepared.name, values }),
@@ -67,9 +73,34 @@ export class PGliteStatements {
         EXECUTE,
         SYNC,
       ]),
-      { syncToFs: true },
     );
-    return parse.parseResults(messages, this.client.parsers)[0] as Results<R>;
+    return parse.parseResults(messages as never, this.client.parsers)[0] as Results<R>;
+  }
+
+  /**
+   * Sends `message` and returns the backend's answer, parsed; an error response is thrown, as
+   * `execProtocolStream` would.
+   */
+  private async exchange(message: Uint8Array): Promise<BackendMessage[]> {
+    const chunks: Buffer[] = [];
+    try {
+      await this.client.execProtocolRawStream(message, {
+        syncToFs: true,
+        // A copy: the view is into WebAssembly memory, which the next call reuses.
+        onRawData: (data) => chunks.push(Buffer.from(data)),
+      });
+    } finally {
+      // execProtocolRawStream leaves its data callback installed: a later execProtocol or
+      // execProtocolRaw would hand its answer to it (query and exec set their own). A protocol
+      // call with no messages puts PGlite's back (tested: pglite-statements.int.spec.ts).
+      await this.client.execProtocolStream(NO_MESSAGES, { syncToFs: false });
+    }
+    const messages: BackendMessage[] = [];
+    const parser = new Parser();
+    for (const chunk of chunks) parser.parse(chunk, (m) => messages.push(m));
+    const error = messages.find((m) => m.name === 'error');
+    if (error) throw error;
+    return messages;
   }
 
   private async prepare(text: string): Promise<Prepared> {
@@ -123,6 +154,7 @@ export const DDL =
 const DESCRIBE_PORTAL = protocol.serialize.describe({ type: 'P' });
 const EXECUTE = protocol.serialize.execute({});
 const SYNC = protocol.serialize.sync();
+const NO_MESSAGES = new Uint8Array(0);
 
 function concat(parts: Uint8Array[]): Uint8Array {
   let length = 0;

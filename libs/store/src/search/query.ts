@@ -452,7 +452,10 @@ async function topKSearch(
       ? sql`and status in (${sql.join(statuses.map((v) => sql`${v}`))})`
       : sql``;
     const mask = statusMask(statuses);
-    const terms = sql.join(queryTerms.map((t) => sql`${t}`));
+    // The terms as one array parameter: the statement's text is the same for every query, so
+    // its prepared statement and plan are reused (a list of placeholders, one per term, made a
+    // new statement for each term count, planned anew each time: ~1.2 ms on PGlite).
+    const terms = sql`${[...queryTerms]}::text[]`;
     // One round trip for the statistics and postings: the chunks of cached terms written since
     // their snapshots, and the chunks of the rarest terms not cached,
     // those whose document frequencies, rarest first, add up to one batch of postings (most of
@@ -471,7 +474,7 @@ async function topKSearch(
         select term, sum(df)::float8 as df, max(max_tf)::float8 as max_tf,
           min(min_length_per_tf)::float8 as min_length_per_tf
         from ${sql.id(schema, 'search_terms')}
-        where ${key} and term in (${terms}) ${statusFilter}
+        where ${key} and term = any(${terms}) ${statusFilter}
         group by term
         having sum(df) > 0
       ),
