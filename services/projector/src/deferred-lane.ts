@@ -67,7 +67,11 @@ export function deferredLane(options: {
           knee: YIELD_QUEUED,
         });
       }
-      const queued = sizer || yieldWhen ? (await work.queued(db, schema)).items : 0;
+      // Nothing queued: no slice. A slice is a transaction with the lane's advisory lock, and the
+      // lane is kicked after every batch, most of which seal nothing (an evidence batch, a
+      // summary). A seal committed after this count kicks the lane again.
+      const queued = (await work.queued(db, schema)).items;
+      if (queued === 0) break;
       const limit = sizer?.next(queued);
       let heldMs = NaN;
       const slice: DrainSlice = {
