@@ -46,11 +46,13 @@ export class PGliteStatements {
 
   async query<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
     if (params.length === 0) {
-      // Without parameters: the simple protocol. A schema change may make a prepared
-      // statement's result shape stale (Postgres refuses to run it), so DDL drops them all.
-      const result = await this.client.query<R>(text);
+      // Without parameters (BEGIN, COMMIT, DDL, maintenance): the simple protocol, one Query
+      // message and one call (PGlite.query sends the six messages of an unnamed statement). A
+      // schema change may make a prepared statement's result shape stale (Postgres refuses to
+      // run it), so DDL drops them all.
+      const messages = await this.exchange(protocol.serialize.query(text));
       if (DDL.test(text)) await this.forgetAll();
-      return result;
+      return parse.parseResults(messages as never, this.client.parsers).at(-1) as Results<R>;
     }
     let prepared = this.named.get(text);
     if (prepared) {

@@ -4,8 +4,10 @@ import { deferredLane } from './deferred-lane.ts';
 import type { DeferredWork } from './projection.ts';
 
 /** A queue of `items`, drained `maxSlice` at a time; counts the drains (each a transaction). */
-function queue(items: number, maxSlice = 2) {
-  const work = {
+type Queue = DeferredWork & { items: number; drains: number };
+
+function queue(items: number, maxSlice = 2): Queue {
+  const work: Queue = {
     items,
     drains: 0,
     maxSlice,
@@ -18,7 +20,7 @@ function queue(items: number, maxSlice = 2) {
     async queued() {
       return { items: work.items, oldestPosition: work.items > 0 ? 1 : null };
     },
-  } satisfies DeferredWork & { items: number; drains: number };
+  };
   return work;
 }
 
@@ -55,8 +57,8 @@ describe('deferredLane', () => {
     const work = queue(1, 1);
     const drain = work.drain;
     let first = true;
-    work.drain = async () => {
-      const n = await drain();
+    work.drain = async (db, schema) => {
+      const n = await drain(db, schema);
       if (first) {
         first = false;
         // Queued and kicked while the slice runs (a seal committed by the next batch).
