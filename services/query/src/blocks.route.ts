@@ -16,7 +16,7 @@ import {
 } from '@stratagate/http';
 import { newRecord, type MessageLog } from '@stratagate/log';
 import type { AnyDb, PostingCache } from '@stratagate/store';
-import { blockView, renderedView } from './block-views.ts';
+import { blockView, decayedViews, renderedView } from './block-views.ts';
 import {
   BLOCK_NOT_EXPANDABLE_EXAMPLE,
   BLOCK_NOT_READY_EXAMPLE,
@@ -96,9 +96,10 @@ export function queryRoutes(ctx: QueryContext) {
         const thread = await getThread(db, space, threadId);
         if (!thread) throw notFound('thread', threadId);
         const blocks = await threadBlocks(db, space, threadId);
-        const ready = blocks.filter((b) => b.status === 'ready');
-        const views = ready.map((b) => blockView(b, thread.ready_count, spaceRow.decay_lambda));
-        const tail = await openTail(db, space, threadId);
+        const [views, tail] = await Promise.all([
+          decayedViews(db, space, blocks, thread.ready_count, spaceRow.decay_lambda),
+          openTail(db, space, threadId),
+        ]);
         return {
           spaceId: space.spaceId,
           threadId,

@@ -13,7 +13,7 @@ import type { MemoryEventRow } from '@stratagate/store';
 import { searchEvents } from './event-search.ts';
 import { searchGraph } from './graph-search.ts';
 import { activate } from './activation.ts';
-import { blockView } from './block-views.ts';
+import { decayedViews } from './block-views.ts';
 import type { QueryContext } from './blocks.route.ts';
 import { getSpace, getThread, openTail, rm, threadBlocks } from './read-model.queries.ts';
 import { RecallBody, RecallReply } from './recall.schema.ts';
@@ -110,8 +110,8 @@ export function recallRoutes(ctx: QueryContext) {
           ...tail.filter((m) => tailTurns.includes(m.turn_id)).map((m) => m.content),
         ].join('\n');
 
-        // Event search and graph search are independent of each other.
-        const [hits, graphHits] = await Promise.all([
+        // Event search, graph search and the blocks' views are independent of each other.
+        const [hits, graphHits, views] = await Promise.all([
           // Both pools at weight 1: agent-recorded memory counts as much as extracted memory.
           searchEvents(ctx, space, spaceRow.turn_counter, {
             query,
@@ -122,6 +122,7 @@ export function recallRoutes(ctx: QueryContext) {
           // Graph candidates: graph search hits (MM-RET-5, limit 12), skipping nodes citing this
           // session's events.
           searchGraph(ctx, space, { query, limit: 12, excludeThreadId: threadId }),
+          thread ? decayedViews(db, space, blocks, thread.ready_count, spaceRow.decay_lambda) : [],
         ]);
         const sessionBlocks = new Set(blocks.map((b) => b.block_id));
         // Every candidate is weighed (the standing events of a large space are hundreds): only
@@ -233,11 +234,6 @@ export function recallRoutes(ctx: QueryContext) {
           graphNodes.push(card);
         }
 
-        const views = thread
-          ? blocks
-              .filter((b) => b.status === 'ready')
-              .map((b) => blockView(b, thread.ready_count, spaceRow.decay_lambda))
-          : [];
         const tailMessages = tail.map((m) => ({
           messageId: m.message_id,
           role: m.role,

@@ -17,7 +17,10 @@ export { resolveExpandTarget } from './expansion.ts';
 export {
   levelLabel,
   parseLevel,
+  rawLayerOf,
   renderBlockLevel,
   type BlockContent,
   type BlockLevel,
+  type DerivedContent,
+  type RawLayer,
 } from './views.ts';

@@ -12,43 +12,59 @@ export interface BlockContent {
   l5: string;
 }
 
+/** The raw layers of a block: L3–L5 are stored texts, not rendered from the model's fields. */
+export type RawLayer = 'l3' | 'l4' | 'l5';
+
+/** What rendering needs besides the raw layers (a reader may load the layers afterwards). */
+export type DerivedContent = Omit<BlockContent, RawLayer>;
+
 /**
  * L0–L2 come from a model and may be missing; then the nearest more detailed level stands in,
  * so a view never shows less than was asked for. L2 without points falls back to L1 first, as
  * MM-BLK-6 says, because the summary is still closer to "key facts" than a transcript is.
  */
 export function renderBlockLevel(block: BlockContent, level: BlockLevel): string {
+  const layer = rawLayerOf(block, level);
+  return layer === null ? derivedView(block, level)! : block[layer];
+}
+
+/**
+ * The raw layer a level's view of this block is, or null when title, summary or key points
+ * render it: a reader can load only the layer each view needs (a thread's older blocks fade to
+ * L0–L2 and need none).
+ */
+export function rawLayerOf(block: DerivedContent, level: BlockLevel): RawLayer | null {
+  if (level === 3) return 'l3';
+  if (level === 4) return 'l4';
+  if (level === 5) return 'l5';
+  return derivedView(block, level) === null ? 'l3' : null;
+}
+
+/** L0–L2 from the model's fields, falling back as renderBlockLevel says; null when none exist. */
+function derivedView(block: DerivedContent, level: BlockLevel): string | null {
   switch (level) {
     case 0:
-      return renderTitle(block) ?? renderBlockLevel(block, 1);
+      return renderTitle(block) ?? derivedView(block, 1);
     case 1:
-      return renderSummary(block) ?? renderPoints(block) ?? block.l3;
+      return renderSummary(block) ?? renderPoints(block);
     case 2:
-      return renderPoints(block) ?? renderSummary(block) ?? block.l3;
-    case 3:
-      return block.l3;
-    case 4:
-      return block.l4;
-    case 5:
-      return block.l5;
-    default: {
-      const unreachable: never = level;
-      throw new Error(`unknown block level: ${String(unreachable)}`);
-    }
+      return renderPoints(block) ?? renderSummary(block);
+    default:
+      return null;
   }
 }
 
-function renderTitle(block: BlockContent): string | null {
+function renderTitle(block: DerivedContent): string | null {
   if (block.title === null || block.title.trim() === '') return null;
   const tags = block.tags.length === 0 ? 'none' : block.tags.join(', ');
   return `${block.title}\nTags: ${tags}`;
 }
 
-function renderSummary(block: BlockContent): string | null {
+function renderSummary(block: DerivedContent): string | null {
   return block.summary === null || block.summary.trim() === '' ? null : block.summary;
 }
 
-function renderPoints(block: BlockContent): string | null {
+function renderPoints(block: DerivedContent): string | null {
   return block.keyPoints.length === 0 ? null : block.keyPoints.map((p) => `- ${p}`).join('\n');
 }
 

@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { levelLabel, parseLevel, renderBlockLevel, type BlockContent } from './views.ts';
+import {
+  levelLabel,
+  parseLevel,
+  rawLayerOf,
+  renderBlockLevel,
+  type BlockContent,
+  type BlockLevel,
+} from './views.ts';
 
 const block: BlockContent = {
   title: 'Switch to pnpm',
@@ -70,4 +78,46 @@ describe('levelLabel / parseLevel', () => {
       expect(parseLevel(value)).toBeNull();
     },
   );
+});
+
+describe('rawLayerOf', () => {
+  const optionalText = fc.option(fc.constantFrom('', '  ', 'A title', 'Some summary.'), {
+    nil: null,
+  });
+  const content = fc.record({
+    title: optionalText,
+    tags: fc.array(fc.constantFrom('a', 'b'), { maxLength: 2 }),
+    summary: optionalText,
+    keyPoints: fc.array(fc.constantFrom('p', 'q'), { maxLength: 2 }),
+    l3: fc.string({ maxLength: 5 }),
+    l4: fc.string({ maxLength: 5 }),
+    l5: fc.string({ maxLength: 5 }),
+  });
+  const level = fc.constantFrom<BlockLevel>(0, 1, 2, 3, 4, 5);
+
+  it('names the layer a view is, and null only when the view never reads a layer', () => {
+    fc.assert(
+      fc.property(content, level, (block, lvl) => {
+        const layer = rawLayerOf(block, lvl);
+        const view = renderBlockLevel(block, lvl);
+        if (layer !== null) expect(view).toBe(block[layer]);
+        else {
+          const otherLayers = {
+            ...block,
+            l3: `${block.l3}x`,
+            l4: `${block.l4}y`,
+            l5: `${block.l5}z`,
+          };
+          expect(renderBlockLevel(otherLayers, lvl)).toBe(view);
+        }
+      }),
+    );
+  });
+
+  it('L3–L5 are their layers; L0–L2 need L3 only when the model gave nothing to show', () => {
+    expect([3, 4, 5].map((l) => rawLayerOf(block, l as BlockLevel))).toEqual(['l3', 'l4', 'l5']);
+    expect([0, 1, 2].map((l) => rawLayerOf(block, l as BlockLevel))).toEqual([null, null, null]);
+    const bare = { ...block, title: null, summary: ' ', keyPoints: [] };
+    expect([0, 1, 2].map((l) => rawLayerOf(bare, l as BlockLevel))).toEqual(['l3', 'l3', 'l3']);
+  });
 });
