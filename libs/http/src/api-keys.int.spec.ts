@@ -12,6 +12,22 @@ describe(`API keys (${describeBackend()})`, () => {
     await database?.close();
   });
 
+  it('processes starting together on a fresh database all migrate (no DDL race)', async () => {
+    const fresh = await openTestDatabase('api_keys_race');
+    try {
+      // On a server each call runs on its own pooled connection, as separate processes would.
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, () => new ApiKeyStore(fresh.db).migrate()),
+      );
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      const store = new ApiKeyStore(fresh.db);
+      const { key } = await store.create('acme', 'after the race');
+      expect(await store.authenticate(key)).not.toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('binds a key to its tenant, stores only its hash and refuses unknown keys', async () => {
     const store = new ApiKeyStore(database.db);
     const { key, keyId } = await store.create('acme', 'spec');

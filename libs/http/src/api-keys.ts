@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
-import type { AnyDb } from '@stratagate/store';
+import { migrateUnderLock, type AnyDb } from '@stratagate/store';
 
 /**
  * API keys are bound to one tenant and stored only as SHA-256 hashes: a key has 256 bits of
@@ -44,16 +44,23 @@ export class ApiKeyStore {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * Idempotent DDL under the advisory lock every migration takes (`migrateUnderLock`): `if not
+   * exists` alone races when processes start together on a fresh server (a duplicate-key error
+   * from the catalog; tested).
+   */
   async migrate(): Promise<void> {
-    await sql`create schema if not exists auth`.execute(this.db);
-    await sql`create table if not exists auth.api_keys (
+    await migrateUnderLock(this.db, 'stratagate.auth', 'migrate', async (trx) => {
+      await sql`create schema if not exists auth`.execute(trx);
+      await sql`create table if not exists auth.api_keys (
       key_id text primary key,
       tenant_id text not null,
       key_hash text not null unique,
       label text not null,
       created_at timestamptz not null default now(),
       revoked_at timestamptz
-    )`.execute(this.db);
+    )`.execute(trx);
+    });
   }
 
   /** Stores a key for the tenant; `key` is given when the operator supplies one (env/config). */
