@@ -24,9 +24,12 @@ export type DerivedContent = Omit<BlockContent, RawLayer>;
  * MM-BLK-6 says, because the summary is still closer to "key facts" than a transcript is.
  */
 export function renderBlockLevel(block: BlockContent, level: BlockLevel): string {
-  const layer = rawLayerOf(block, level);
-  return layer === null ? derivedView(block, level)! : block[layer];
+  const layer = STORED_LAYER[level];
+  return layer ? block[layer] : (derivedView(block, level) ?? block.l3);
 }
+
+/** L3–L5 are their stored layers. */
+const STORED_LAYER: Partial<Record<BlockLevel, RawLayer>> = { 3: 'l3', 4: 'l4', 5: 'l5' };
 
 /**
  * The raw layer a level's view of this block is, or null when title, summary or key points
@@ -34,10 +37,7 @@ export function renderBlockLevel(block: BlockContent, level: BlockLevel): string
  * L0–L2 and need none).
  */
 export function rawLayerOf(block: DerivedContent, level: BlockLevel): RawLayer | null {
-  if (level === 3) return 'l3';
-  if (level === 4) return 'l4';
-  if (level === 5) return 'l5';
-  return derivedView(block, level) === null ? 'l3' : null;
+  return STORED_LAYER[level] ?? (derivedView(block, level) === null ? 'l3' : null);
 }
 
 /** L0–L2 from the model's fields, falling back as renderBlockLevel says; null when none exist. */
