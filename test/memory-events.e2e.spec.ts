@@ -275,6 +275,30 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
     expect(source.body.sources.map((m: { messageId: string }) => m.messageId)).toEqual(messages);
   });
 
+  it('every event learns the graph nodes it backs, as the graph records said (MM-GRF-7)', async () => {
+    await t.settle('x');
+    const said = new Map<string, string[]>();
+    for (const r of await t.node.log.readAll(0, 10_000)) {
+      if (r.type !== 'GraphProjected') continue;
+      const data = r.data as { eventNodeIds: Record<string, string[]> };
+      for (const [eventId, nodeIds] of Object.entries(data.eventNodeIds))
+        said.set(eventId, nodeIds);
+    }
+    const live = await dumpReadModel(
+      t.node.database.db,
+      t.node.config.STRATAGATE_READ_MODEL_SCHEMA,
+    );
+    const learnt = new Map(
+      (live.memory_events as { event_id: string; participant_node_ids: string[] }[]).map((e) => [
+        e.event_id,
+        e.participant_node_ids,
+      ]),
+    );
+    expect(said.size).toBeGreaterThan(1);
+    expect([...said.values()].some((ids) => ids.length > 1)).toBe(true);
+    for (const [eventId, nodeIds] of said) expect(learnt.get(eventId)).toEqual(nodeIds);
+  });
+
   it('a rebuild from position 0 reproduces the same memory events with zero model calls', async () => {
     await t.settle('x');
     await t.node.consolidator!.stop();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { normaliseEntityName, type DecodedRecord, type RecordOf } from '@stratagate/domain';
 import type { ReadModelTables } from '@stratagate/store';
 import { unappliedBlock, updateBlock } from './blocks.projection.ts';
@@ -162,14 +162,13 @@ export async function onGraphProjected(
       }
     }
   }
-  for (const [eventId, nodeIds] of Object.entries(rec.data.eventNodeIds)) {
-    await rm
-      .updateTable('memory_events')
-      .set({ participant_node_ids: json(nodeIds) })
-      .where('tenant_id', '=', tenantId)
-      .where('space_id', '=', spaceId)
-      .where('event_id', '=', eventId)
-      .execute();
+  // One statement for all the record's events (about 12 per block in the ingest bench).
+  if (Object.keys(rec.data.eventNodeIds).length > 0) {
+    await sql`
+      update ${sql.id(schema, 'memory_events')} e set participant_node_ids = x.node_ids
+      from jsonb_each(${JSON.stringify(rec.data.eventNodeIds)}::jsonb) as x(event_id, node_ids)
+      where e.tenant_id = ${tenantId} and e.space_id = ${spaceId} and e.event_id = x.event_id
+    `.execute(rm);
   }
   const touched = await nodesTouchedBy(rm, { tenantId, spaceId }, rec.data.operations);
   await reindexGraphNodes(rm, schema, { tenantId, spaceId }, touched);
