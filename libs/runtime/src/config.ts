@@ -136,6 +136,14 @@ export const ConfigSchema = z
       .describe('service.name; default stratagate, or stratagate-<role> for one role'),
     STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    STRATAGATE_CONSOLIDATOR_YIELD_RATE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(500)
+      .describe(
+        'Postgres-table log: consolidation waits (at most 10 s per busy period) while others append more records per second than this; 0 never waits (ADR 0026)',
+      ),
     STRATAGATE_EMBEDDED_BATCH_MS: z.coerce
       .number()
       .min(1)

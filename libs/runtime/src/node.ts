@@ -222,8 +222,11 @@ export async function startNode(
         ...(kafka
           ? {}
           : {
-              projectionBacklog: async () =>
-                (await log.headPosition()) - (await tableProjected(await readModel.get())),
+              progress: async () => ({
+                head: await log.headPosition(),
+                projected: await tableProjected(await readModel.get()),
+              }),
+              yieldAboveAppendRate: config.STRATAGATE_CONSOLIDATOR_YIELD_RATE,
             }),
       })
     : null;

@@ -15,6 +15,7 @@ import {
   traceConsolidationJob,
   type JobOutcome,
 } from '@stratagate/telemetry';
+import { AppendRateGate } from './append-rate-gate.ts';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
 import {
@@ -41,13 +42,19 @@ export interface ConsolidatorOptions {
   batchSize?: number;
   onError?: (error: unknown) => void;
   /**
-   * Records the projector has not applied yet. While it is above `yieldAboveRecords`, the loop
+   * The log head and the projector's position, on a log whose positions count records (the
+   * Postgres-table log). While the projector is more than `yieldAboveRecords` behind, the loop
    * skips its passes: projection (what agents read) goes before enrichment on a shared machine,
-   * and the records the jobs would append would only add to the projector's backlog.
+   * and the records the jobs would append would only add to the projector's backlog. While others
+   * append faster than `yieldAboveAppendRate`, passes wait too (ADR 0026).
    */
-  projectionBacklog?: () => Promise<number>;
+  progress?: () => Promise<{ head: number; projected: number }>;
   /** Default 1,000 records. */
   yieldAboveRecords?: number;
+  /** Records per second appended by others (default 500; 0: never wait for them). */
+  yieldAboveAppendRate?: number;
+  /** Longest wait for a busy log in one busy period (default 10 s). */
+  maxAppendRateWaitMs?: number;
 }
 
 export interface Consolidator {
@@ -70,6 +77,12 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const awaitingProjection = new Map<string, string>();
   let stopSignal = new AbortController();
+  // Records this consolidator appended, so the gate counts only others' appends.
+  let appended = 0;
+  const gate = new AppendRateGate({
+    aboveRecordsPerSecond: options.yieldAboveAppendRate ?? 500,
+    maxWaitMs: options.maxAppendRateWaitMs ?? 10_000,
+  });
 
   const jobKey = (b: DueBlock) =>
     `summary:${b.block_id}:c${b.summary_cycle}:a${b.summary_attempts + 1}`;
@@ -189,7 +202,10 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         }),
       ),
     );
-    if (result.status === 'appended') recordAppended(log.name, result.records);
+    if (result.status === 'appended') {
+      appended += result.records.length;
+      recordAppended(log.name, result.records);
+    }
   }
 
   /**
@@ -338,6 +354,22 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return record.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
+  let sampledAt = -Infinity;
+  /**
+   * True while the projector is far behind or others append fast (ADR 0026). Asked before every
+   * pass and, at most every 100 ms, between a pass's jobs, so a burst that starts during a long
+   * pass stops it early; the jobs left stay due.
+   */
+  async function shouldYield(always = false): Promise<boolean> {
+    if (!options.progress) return false;
+    const at = performance.now();
+    if (!always && at - sampledAt < 100) return false;
+    sampledAt = at;
+    const { head, projected } = await options.progress();
+    const busy = gate.shouldWait({ at, head, own: appended });
+    return busy || head - projected > (options.yieldAboveRecords ?? 1_000);
+  }
+
   async function runDueJobs(): Promise<number> {
     if (typeof options.schema !== 'string') schema = await options.schema();
     const due = await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16);
@@ -345,6 +377,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     for (const block of due) {
       // Already handled, waiting for the projector to catch up with our record.
       if (awaitingProjection.get(block.block_id) === jobKey(block)) continue;
+      if (await shouldYield()) return ran;
       await traced('summary', block, () => runJob(block));
       ran += 1;
     }
@@ -353,6 +386,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       : [];
     for (const block of dueExtraction) {
       if (awaitingProjection.get(block.block_id) === extractionKey(block)) continue;
+      if (await shouldYield()) return ran;
       await traced('extraction', block, () => runExtraction(block));
       ran += 1;
     }
@@ -361,6 +395,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       : [];
     for (const block of dueGraph) {
       if (awaitingProjection.get(`${block.block_id}:graph`) === graphKey(block)) continue;
+      if (await shouldYield()) return ran;
       await traced('graph', block, () => runGraph(block));
       ran += 1;
     }
@@ -376,8 +411,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const loop = tailLoop({
     log,
     work: async () => {
-      const backlog = await options.projectionBacklog?.();
-      if (backlog !== undefined && backlog > (options.yieldAboveRecords ?? 1_000)) return;
+      if (await shouldYield(true)) return;
       await runDueJobs();
     },
     idleMs: options.idleMs ?? 200,
