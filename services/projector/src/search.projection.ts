@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
-import { docTermFrequencies, type MemoryEventCard, type WeightedField } from '@stratagate/domain';
+import {
+  docTermFrequencies,
+  memoTokenizer,
+  type MemoryEventCard,
+  type WeightedField,
+} from '@stratagate/domain';
 import {
   eventDocKind,
   SEALED_MESSAGE_STATUS,
@@ -66,6 +71,8 @@ export async function indexMessages(
   space: SearchSpace,
   messages: readonly IndexedMessage[],
 ): Promise<number> {
+  // Each message is also the next one's context: tokenized once.
+  const tokens = memoTokenizer();
   return writeSearchDocs(
     rm,
     schema,
@@ -77,7 +84,7 @@ export async function indexMessages(
       blockId: m.blockId,
       createdAt: m.createdAt,
       status: SEALED_MESSAGE_STATUS,
-      ...docTermFrequencies(rawMessageSearchFields(m)),
+      ...docTermFrequencies(rawMessageSearchFields(m), tokens),
     })),
   );
 }

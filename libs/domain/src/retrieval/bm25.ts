@@ -92,8 +92,32 @@ export function bm25TermScorer(
   return (tf, docLength) => bm25Gain(w, tf, docLength);
 }
 
+/** Text → tokens, as `tokenize` gives them. */
+export type Tokenizer = (text: string) => readonly string[];
+
+/**
+ * `tokenize` with the tokens of every text it saw kept, for one batch of documents that repeat
+ * texts: a sealed message is indexed with the thread's previous message as context, so without
+ * it each message was tokenized twice, and a speaker's name once per message. Keep one per batch:
+ * it holds every text given to it.
+ */
+export function memoTokenizer(): Tokenizer {
+  const seen = new Map<string, readonly string[]>();
+  return (text) => {
+    let tokens = seen.get(text);
+    if (tokens === undefined) {
+      tokens = tokenize(text);
+      seen.set(text, tokens);
+    }
+    return tokens;
+  };
+}
+
 /** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */
-export function docTermFrequencies(fields: readonly WeightedField[]): {
+export function docTermFrequencies(
+  fields: readonly WeightedField[],
+  tokens: Tokenizer = tokenize,
+): {
   terms: Map<string, number>;
   length: number;
 } {
@@ -102,7 +126,7 @@ export function docTermFrequencies(fields: readonly WeightedField[]): {
   for (const field of fields) {
     const repeat = Number.isFinite(field.weight) ? Math.max(0, Math.floor(field.weight)) : 0;
     if (repeat === 0) continue;
-    for (const token of tokenize(field.text)) {
+    for (const token of tokens(field.text)) {
       terms.set(token, (terms.get(token) ?? 0) + repeat);
       length += repeat;
     }

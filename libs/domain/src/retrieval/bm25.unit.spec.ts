@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bm25Rank, bm25Score, docTermFrequencies, type Bm25Doc } from './bm25.ts';
+import { bm25Rank, bm25Score, docTermFrequencies, memoTokenizer, type Bm25Doc } from './bm25.ts';
 import { tokenize } from './tokenize.ts';
 
 const doc = (id: string, ...fields: [string, number][]): Bm25Doc => ({
@@ -17,6 +17,29 @@ describe('docTermFrequencies (MM-RET-1 field weights)', () => {
     ]);
     expect(Object.fromEntries(terms)).toEqual({ 'word:apple': 3, 'word:pie': 2 });
     expect(length).toBe(5);
+  });
+
+  it('gives the same numbers with a memoised tokenizer, which tokenizes each text once', () => {
+    const text = fc.array(fc.constantFrom('Apple', 'pie', '李明去学校', 'x', '', 'it’s 3.5'), {
+      maxLength: 5,
+    });
+    const field = fc.record({
+      text: text.map((w) => w.join(' ')),
+      weight: fc.integer({ min: 0, max: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.array(field, { maxLength: 4 }), { maxLength: 6 }), (docs) => {
+        const tokens = memoTokenizer();
+        for (const fields of docs) {
+          expect(docTermFrequencies(fields, tokens)).toEqual(docTermFrequencies(fields));
+        }
+      }),
+    );
+    const tokens = memoTokenizer();
+    const first = tokens('The previous message');
+    expect(first).toEqual(tokenize('The previous message'));
+    // The second call for the same text answers from the memo: the very same array.
+    expect(tokens('The previous message')).toBe(first);
   });
 });
 
