@@ -307,3 +307,96 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
     expect(slices).toEqual([4]);
   });
 });
+
+describe(`raw-search indexing lane over several spaces (${describeBackend()})`, () => {
+  let database: Database;
+  let log: MessageLog;
+
+  beforeAll(async () => {
+    database = await openTestDatabase('lane_spaces');
+    log = await createPostgresLog(database);
+    const writer = new SpaceWriterService(log);
+    for (const spaceId of ['a', 'b']) {
+      await writer.write({ tenantId: 't', spaceId }, { occurredAt: '2023-05-01T10:00:00Z' }, () => [
+        { type: 'SpaceConfigured', data: { blockSize: 2, decayLambda: 0.3 } },
+      ]);
+    }
+    // Seals in the log: a1, b1, a2, b2 (two turns a block, the spaces taking turns).
+    for (let block = 1; block <= 2; block++) {
+      for (const spaceId of ['a', 'b']) {
+        for (let turn = 1; turn <= 2; turn++) {
+          const n = (block - 1) * 2 + turn;
+          await writer.write(
+            { tenantId: 't', spaceId },
+            { occurredAt: `2023-05-0${n}T10:00:00Z` },
+            (state) =>
+              decideRecordTurn(state, {
+                turnId: `${spaceId}-turn-${n}`,
+                threadId: 'main',
+                occurredAt: `2023-05-0${n}T10:00:00Z`,
+                messages: [
+                  {
+                    role: 'user',
+                    content: `Space ${spaceId} asks about the lake ${n}.`,
+                    toolCalls: [],
+                  },
+                  {
+                    role: 'assistant',
+                    content: `The lake ${n} is cold in ${spaceId}.`,
+                    toolCalls: [],
+                  },
+                ],
+                newMessageId: () => newId('msg'),
+                newBlockId: () => `${spaceId}${block}`,
+              }),
+          );
+        }
+      }
+    }
+  });
+  afterAll(async () => {
+    await log?.close();
+    await database?.close();
+  });
+
+  it('a slice takes the space of the oldest seal with all the blocks it queued, then the next space', async () => {
+    const { head, records } = await recordsUpToHead(log);
+    const schema = 'rm_spaces';
+    await coreProjection.migrate(database.db, schema);
+    await database.db.transaction().execute(async (trx) => {
+      await coreProjection.handle(trx, schema, records);
+      expect(await storeCheckpoint(trx, schema, coreProjection.name, 0, head)).toBe('ok');
+    });
+    const seals = records.filter((r) => r.type === 'BlockSealed');
+    expect(seals.map((r) => (r.data as { blockId: string }).blockId)).toEqual([
+      'a1',
+      'b1',
+      'a2',
+      'b2',
+    ]);
+    const left = async () =>
+      (
+        await sql<{
+          block_id: string;
+        }>`select block_id from ${sql.id(schema, 'message_index_queue')}
+          order by position`.execute(database.db)
+      ).rows.map((r) => r.block_id);
+
+    // Two blocks: both of space a (one indexing call), not the two oldest seals (a1, b1).
+    expect(await drainMessageIndex(database.db, schema, 2)).toBe(2);
+    expect(await left()).toEqual(['b1', 'b2']);
+    // The read model counts as applied up to the oldest seal still queued.
+    expect(await appliedThrough(database.db, schema, head)).toBe(seals[1]!.meta.position - 1);
+    const indexed = await sql<{ block_id: string; n: number }>`
+      select block_id, count(*)::int as n from ${sql.id(schema, 'search_docs')}
+      where doc_kind = 'message' group by block_id order by block_id`.execute(database.db);
+    expect(indexed.rows).toEqual([
+      { block_id: 'a1', n: 4 },
+      { block_id: 'a2', n: 4 },
+    ]);
+
+    expect(await drainMessageIndex(database.db, schema, 2)).toBe(2);
+    expect(await left()).toEqual([]);
+    expect(await appliedThrough(database.db, schema, head)).toBe(head);
+  });
+});
