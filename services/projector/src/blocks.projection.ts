@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { deriveLayers, type DecodedRecord, type RecordOf } from '@stratagate/domain';
-import type { BlockRow, ReadModelTables } from '@stratagate/store';
+import type { BlockRow, MessageRow, ReadModelTables } from '@stratagate/store';
 import { queueMessageIndex } from './message-index.ts';
 
 type Rm = Kysely<ReadModelTables>;
@@ -68,24 +68,61 @@ export async function readyFields(rm: Rm, meta: Meta, b: BlockRow): Promise<Part
   return { status: 'ready', ready_position: rank, anchor_position: rank, anchor_level: 5 };
 }
 
-export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: Meta) {
-  const { tenantId, spaceId } = meta.metadata;
-  const d = rec.data;
-  const messages = await rm
-    .selectFrom('messages')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('turn_id', 'in', d.turnIds)
-    .orderBy('thread_turn')
-    .orderBy('seq')
-    .execute();
-  const layers = deriveLayers(
-    messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls })),
+/** A `BlockSealed` record with its metadata, as the core projection gathers them. */
+export interface SealedBlock {
+  rec: RecordOf<'BlockSealed'>;
+  meta: Meta;
+}
+
+/**
+ * Applies the seals gathered from one run of a batch (ADR 0028): for all of them together, one
+ * statement reads their messages, one inserts the blocks with L3–L5, one queues the new ones for
+ * raw search, one points their turns at them, and one moves the spaces' block counts. The caller
+ * has applied every turn record before the last seal, so each block's messages are there. Turns
+ * recorded after a seal may have been applied before it, so the spaces' counters only grow
+ * (`greatest`): the rows end as one record at a time leaves them, and a redelivered seal changes
+ * nothing.
+ */
+export async function onBlocksSealed(rm: Rm, schema: string, seals: readonly SealedBlock[]) {
+  if (seals.length === 0) return;
+  const turnKeys = seals.flatMap(({ rec, meta }) =>
+    rec.data.turnIds.map((turnId) => ({
+      tenant_id: meta.metadata.tenantId,
+      space_id: meta.metadata.spaceId,
+      turn_id: turnId,
+      block_id: rec.data.blockId,
+    })),
   );
-  const inserted = await rm
-    .insertInto('blocks')
-    .values({
+  const keysJson = JSON.stringify(turnKeys);
+  const messages = await sql<
+    Pick<MessageRow, 'tenant_id' | 'space_id' | 'turn_id' | 'role' | 'content' | 'tool_calls'> & {
+      block_id: string;
+    }
+  >`
+    select k.block_id, m.tenant_id, m.space_id, m.turn_id, m.role, m.content, m.tool_calls
+    from jsonb_to_recordset(${keysJson}::jsonb)
+      as k(tenant_id text, space_id text, turn_id text, block_id text)
+    join ${sql.table(`${schema}.messages`)} m
+      on m.tenant_id = k.tenant_id and m.space_id = k.space_id and m.turn_id = k.turn_id
+    order by m.tenant_id, m.space_id, k.block_id, m.thread_turn, m.seq`.execute(rm);
+  const byBlock = new Map<string, typeof messages.rows>();
+  for (const m of messages.rows) {
+    const key = blockKey(m.tenant_id, m.space_id, m.block_id);
+    const list = byBlock.get(key);
+    if (list) list.push(m);
+    else byBlock.set(key, [m]);
+  }
+  const rows = seals.map(({ rec, meta }) => {
+    const { tenantId, spaceId } = meta.metadata;
+    const d = rec.data;
+    const layers = deriveLayers(
+      (byBlock.get(blockKey(tenantId, spaceId, d.blockId)) ?? []).map((m) => ({
+        role: m.role,
+        content: m.content,
+        toolCalls: m.tool_calls,
+      })),
+    );
+    return {
       tenant_id: tenantId,
       space_id: spaceId,
       block_id: d.blockId,
@@ -95,47 +132,80 @@ export async function onBlockSealed(rm: Rm, rec: RecordOf<'BlockSealed'>, meta: 
       turn_to: d.turnTo,
       space_turn_to: d.spaceTurnTo,
       sealed_at: meta.metadata.occurredAt,
-      status: 'pending',
+      status: 'pending' as const,
       l3: layers.l3,
       l4: layers.l4,
       l5: layers.l5,
       tokens_l3: layers.tokens.l3,
       tokens_l4: layers.tokens.l4,
       tokens_l5: layers.tokens.l5,
-      summary_status: 'pending',
+      summary_status: 'pending' as const,
       summary_attempts: 0,
       summary_cycle: 0,
-      extraction_status: 'pending',
+      extraction_status: 'pending' as const,
       extraction_attempts: 0,
       extraction_cycle: 0,
       event_count: 0,
-      graph_status: 'none',
+      graph_status: 'none' as const,
       graph_attempts: 0,
       graph_cycle: 0,
       applied_position: meta.position,
-    })
+    };
+  });
+  const inserted = await rm
+    .insertInto('blocks')
+    .values(rows)
     .onConflict((oc) => oc.doNothing())
-    .returning('block_id')
-    .executeTakeFirst();
+    .returning(['tenant_id', 'space_id', 'block_id'])
+    .execute();
   // Raw search covers sealed L5 messages (MM-RET-6), each with the thread's previous message as
   // context. The seal queues the block; the indexing lane indexes it (ADR 0014). Only a new block
   // is queued, so a redelivered seal does not queue an indexed block again.
-  if (inserted) await queueMessageIndex(rm, meta, d.blockId);
-  await rm
-    .updateTable('turns')
-    .set({ block_id: d.blockId })
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('turn_id', 'in', d.turnIds)
-    .execute();
-  await rm
-    .updateTable('spaces')
-    .set({ block_count: d.sequence, applied_position: meta.position })
-    .where('tenant_id', '=', tenantId)
-    .where('space_id', '=', spaceId)
-    .where('applied_position', '<', meta.position)
-    .execute();
+  const fresh = new Set(inserted.map((b) => blockKey(b.tenant_id, b.space_id, b.block_id)));
+  await queueMessageIndex(
+    rm,
+    seals
+      .filter(({ rec, meta }) =>
+        fresh.has(blockKey(meta.metadata.tenantId, meta.metadata.spaceId, rec.data.blockId)),
+      )
+      .map(({ rec, meta }) => ({ meta, blockId: rec.data.blockId })),
+  );
+  await sql`
+    update ${sql.table(`${schema}.turns`)} as t set block_id = k.block_id
+    from jsonb_to_recordset(${keysJson}::jsonb)
+      as k(tenant_id text, space_id text, turn_id text, block_id text)
+    where t.tenant_id = k.tenant_id and t.space_id = k.space_id and t.turn_id = k.turn_id
+      and t.block_id is distinct from k.block_id`.execute(rm);
+  const spaces = new Map<
+    string,
+    { tenant_id: string; space_id: string; seq: number; pos: number }
+  >();
+  for (const { rec, meta } of seals) {
+    const { tenantId, spaceId } = meta.metadata;
+    const key = blockKey(tenantId, spaceId, '');
+    const s = spaces.get(key);
+    // Seals of a space come in log order: the last one carries the highest sequence.
+    if (s) Object.assign(s, { seq: Math.max(s.seq, rec.data.sequence), pos: meta.position });
+    else
+      spaces.set(key, {
+        tenant_id: tenantId,
+        space_id: spaceId,
+        seq: rec.data.sequence,
+        pos: meta.position,
+      });
+  }
+  await sql`
+    update ${sql.table(`${schema}.spaces`)} as s
+    set block_count = greatest(s.block_count, v.seq),
+      applied_position = greatest(s.applied_position, v.pos)
+    from jsonb_to_recordset(${JSON.stringify([...spaces.values()])}::jsonb)
+      as v(tenant_id text, space_id text, seq int, pos bigint)
+    where s.tenant_id = v.tenant_id and s.space_id = v.space_id
+      and (s.block_count < v.seq or s.applied_position < v.pos)`.execute(rm);
 }
+
+const blockKey = (tenantId: string, spaceId: string, blockId: string) =>
+  JSON.stringify([tenantId, spaceId, blockId]);
 
 export async function onBlockSummarized(rm: Rm, rec: RecordOf<'BlockSummarized'>, meta: Meta) {
   const b = await unappliedBlock(rm, meta, rec.data.blockId);

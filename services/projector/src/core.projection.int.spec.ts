@@ -115,6 +115,29 @@ describe(`core projection (${describeBackend()})`, () => {
     expect(b2!.l3).not.toContain('Okay.');
   });
 
+  it('applies the seals of a batch after its turns, and ends as one record at a time does', async () => {
+    // One batch: the turns after blk_2's seal are applied before it (ADR 0028).
+    const [space] = (await dumpReadModel(database.db, 'rm_once')).spaces as Record<
+      string,
+      unknown
+    >[];
+    expect(space).toMatchObject({ turn_counter: 5, block_count: 2 });
+    const turns = (await dumpReadModel(database.db, 'rm_once')).turns as Record<string, unknown>[];
+    expect(turns.map((t) => t.block_id)).toEqual(['blk_2', 'blk_2', 'blk_4', 'blk_4', null]);
+    const single = createProjector({
+      db: database.db,
+      log,
+      schema: 'rm_single',
+      projection: coreProjection,
+      batchSize: 1,
+    });
+    await single.catchUp();
+    await drainMessageIndex(database.db, 'rm_single');
+    expect(await dumpReadModel(database.db, 'rm_single')).toEqual(
+      await dumpReadModel(database.db, 'rm_once'),
+    );
+  });
+
   it('is idempotent when a batch is delivered twice', async () => {
     await coreProjection.migrate(database.db, 'rm_twice');
     await database.db

@@ -27,7 +27,8 @@ import {
 } from './turns.projection.ts';
 import {
   onBlockExpanded,
-  onBlockSealed,
+  onBlocksSealed,
+  type SealedBlock,
   onBlockSummarized,
   onDerivationFailed,
   onDerivationRetryRequested,
@@ -92,16 +93,22 @@ async function handleCore(
   // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
   await keepReadModelStatistics(trx, schema);
+  // Turns and seals are gathered and applied together (ADR 0028): all the turns first, then
+  // the seals, whose blocks read the turns' messages. Any other record may read what they wrote,
+  // so it applies them first.
   let turns: TurnRecord[] = [];
-  const flushTurns = async () => {
+  let seals: SealedBlock[] = [];
+  const flushGathered = async () => {
     await onTurnsRecorded(rm, schema, turns, rules);
     turns = [];
+    await onBlocksSealed(rm, schema, seals);
+    seals = [];
   };
   for (const [i, record] of records.entries()) {
     // A caller waits for the session (an append on the embedded store): stop between records,
     // the turns gathered so far included, and let the runner commit what was applied (ADR 0023).
     if (i > 0 && control?.shouldYield()) {
-      await flushTurns();
+      await flushGathered();
       return i;
     }
     const meta = record.meta;
@@ -109,15 +116,16 @@ async function handleCore(
       turns.push(record);
       continue;
     }
+    if (record.type === 'BlockSealed') {
+      seals.push({ rec: record, meta });
+      continue;
+    }
     // Everything else may read what the turns before it wrote.
-    await flushTurns();
+    await flushGathered();
     switch (record.type) {
       case 'SpaceConfigured':
         await ensureSpace(rm, meta, rules);
         await onSpaceConfigured(rm, record, meta);
-        break;
-      case 'BlockSealed':
-        await onBlockSealed(rm, record, meta);
         break;
       case 'BlockSummarized':
         await onBlockSummarized(rm, record, meta);
@@ -166,7 +174,7 @@ async function handleCore(
     // Graph search documents follow the statuses of the events they cite (MM-RET-5).
     await reindexAfterEventChanges(rm, schema, record);
   }
-  await flushTurns();
+  await flushGathered();
   return records.length;
 }
 

@@ -8,6 +8,14 @@ import type { DeferredWork, DrainSlice } from './projection.ts';
  */
 export const YIELD_QUEUED = 8;
 
+/**
+ * A kicked lane opens its next slice no sooner than this after the previous one began, unless a
+ * whole slice is queued (ADR 0028). Seals then gather while the projector applies its batches, and
+ * a slice indexes more blocks of each space in one call: one rewrite of each term's chunk for
+ * all of them. It adds at most this much to the projected position of raw search.
+ */
+export const LANE_PACE_MS = 150;
+
 export interface DeferredLane {
   /** Drains `schema` in the background unless a drain is running (which then goes on with it). */
   kick(schema: string): void;
@@ -43,18 +51,27 @@ export function deferredLane(options: {
    * more than YIELD_QUEUED items are queued; behind that it holds on (ADR 0023).
    */
   yieldWhen?: () => boolean;
+  /** Least time between the starts of two kicked slices (default LANE_PACE_MS; 0: none). */
+  paceMs?: number;
 }): DeferredLane {
   const { db, yieldWhen } = options;
+  const paceMs = options.paceMs ?? LANE_PACE_MS;
   // Made at the first slice, when the work (and its maxSlice) is known.
   let sizer: BatchSizer | null = null;
   let running: Promise<void> | null = null;
   let next: string | null = null;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  // When the last kicked drain opened its first slice, and the timer of a drain held back.
+  let lastStart = -Infinity;
+  let paced: ReturnType<typeof setTimeout> | null = null;
+  let pacedSchema = '';
 
-  async function drainAll(schema: string) {
+  /** `pace`: a kicked drain, which waits out the pace; `settle` does not. */
+  async function drainAll(schema: string, pace: boolean) {
     const work = options.work();
     let drained = 0;
+    let first = true;
     for (;;) {
       if (!work || stopped) return;
       // Items queued count as the backlog: 8 of them double the budget (a sealed block, the
@@ -72,6 +89,20 @@ export function deferredLane(options: {
       // summary). A seal committed after this count kicks the lane again.
       const queued = (await work.queued(db, schema)).items;
       if (queued === 0) break;
+      if (first && pace) {
+        const wait = lastStart + paceMs - performance.now();
+        if (wait > 0 && queued < work.maxSlice) {
+          // Held back: a later kick, or the timer, opens the slice with what gathered meanwhile.
+          pacedSchema = schema;
+          paced ??= setTimeout(() => {
+            paced = null;
+            kick(pacedSchema);
+          }, Math.ceil(wait));
+          return;
+        }
+        lastStart = performance.now();
+      }
+      first = false;
       const limit = sizer?.next(queued);
       let heldMs = NaN;
       const slice: DrainSlice = {
@@ -91,7 +122,7 @@ export function deferredLane(options: {
     while (schema && !stopped) {
       next = null;
       try {
-        await drainAll(schema);
+        await drainAll(schema, true);
       } catch (error) {
         options.onError?.(error);
         const failed = schema;
@@ -120,11 +151,13 @@ export function deferredLane(options: {
     kick,
     async settle(schema) {
       while (running) await running;
-      await drainAll(schema);
+      await drainAll(schema, false);
     },
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
+      if (paced) clearTimeout(paced);
+      paced = null;
       while (running) await running;
       stopped = false;
     },

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyDb } from '@stratagate/store';
 import { deferredLane } from './deferred-lane.ts';
 import type { DeferredWork } from './projection.ts';
@@ -72,5 +72,75 @@ describe('deferredLane', () => {
     await lane.settle('rm');
     expect(work.items).toBe(0);
     expect(work.drains).toBe(2);
+  });
+
+  describe('pacing (ADR 0028)', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('a kick within the pace of the last slice waits for it and then drains what gathered, in one slice; a whole slice queued or a settle does not wait', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const work = queue(1, 4);
+      const lane = deferredLane({ db, work: () => work, paceMs: 100 });
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(work.drains).toBe(1);
+
+      // Two seals within the pace: held back, then one slice for both.
+      work.items += 1;
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(50);
+      expect(work.drains).toBe(1);
+      work.items += 1;
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(40);
+      expect(work.drains).toBe(1);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(work.drains).toBe(2);
+      expect(work.items).toBe(0);
+
+      // A whole slice queued does not wait for the pace.
+      await vi.advanceTimersByTimeAsync(10);
+      work.items += 4;
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(work.drains).toBe(3);
+      expect(work.items).toBe(0);
+
+      // Nor does settle (a caller waiting for the lane).
+      work.items += 1;
+      await lane.settle('rm');
+      expect(work.drains).toBe(4);
+      expect(work.items).toBe(0);
+      await lane.stop();
+    });
+
+    it('paceMs 0 drains every kick at once', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const work = queue(1, 4);
+      const lane = deferredLane({ db, work: () => work, paceMs: 0 });
+      for (let i = 1; i <= 3; i++) {
+        if (i > 1) work.items += 1;
+        lane.kick('rm');
+        await vi.advanceTimersByTimeAsync(0);
+        expect(work.drains).toBe(i);
+      }
+    });
+
+    it('stop cancels a held-back slice', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const work = queue(1, 4);
+      const lane = deferredLane({ db, work: () => work, paceMs: 100 });
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(0);
+      work.items += 1;
+      lane.kick('rm');
+      await vi.advanceTimersByTimeAsync(0);
+      await lane.stop();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(work.drains).toBe(1);
+      expect(work.items).toBe(1);
+    });
   });
 });

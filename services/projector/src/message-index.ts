@@ -20,17 +20,23 @@ type Meta = DecodedRecord['meta'];
 /** Blocks per lane transaction: about 24 messages and 600 postings each. */
 export const MESSAGE_INDEX_SLICE = 32;
 
-/** Queues a sealed block for the lane, in the seal's transaction (idempotent). */
-export async function queueMessageIndex(rm: Rm, meta: Meta, blockId: string): Promise<void> {
+/** Queues sealed blocks for the lane, in the seals' transaction (idempotent). */
+export async function queueMessageIndex(
+  rm: Rm,
+  blocks: readonly { meta: Meta; blockId: string }[],
+): Promise<void> {
+  if (blocks.length === 0) return;
   await rm
     .insertInto('message_index_queue')
-    .values({
-      tenant_id: meta.metadata.tenantId,
-      space_id: meta.metadata.spaceId,
-      block_id: blockId,
-      position: meta.position,
-      space_version: meta.spaceVersion,
-    })
+    .values(
+      blocks.map(({ meta, blockId }) => ({
+        tenant_id: meta.metadata.tenantId,
+        space_id: meta.metadata.spaceId,
+        block_id: blockId,
+        position: meta.position,
+        space_version: meta.spaceVersion,
+      })),
+    )
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
