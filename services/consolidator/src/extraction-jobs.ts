@@ -1,7 +1,14 @@
 import type { Kysely } from 'kysely';
-import { tokenize } from '@stratagate/domain';
+import { rrfFuse } from '@stratagate/domain';
 import type { TimelineEntry } from '@stratagate/model';
-import type { AnyDb, BlockRow, MemoryEventRow, ReadModelTables } from '@stratagate/store';
+import {
+  eventDocKind,
+  searchIndex,
+  type AnyDb,
+  type BlockRow,
+  type MemoryEventRow,
+  type ReadModelTables,
+} from '@stratagate/store';
 import { MAX_ATTEMPTS } from './summary-jobs.ts';
 
 const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).withSchema(schema);
@@ -49,53 +56,79 @@ export async function neighbours(db: AnyDb, schema: string, block: BlockRow) {
   return { previous: view(previous), next: view(next) };
 }
 
-// Candidates for the relevance part of the timeline: the most recent events of the space. Until
-// the BM25 index (MM-RET) exists, relevance is token overlap with the block's L0–L2 over these.
-const TIMELINE_CANDIDATES = 400;
+/** Relevant events on the timeline, and the most recent extracted ones after them (MM-EVT-13). */
+const TIMELINE_RELEVANT = 8;
+const TIMELINE_RECENT = 4;
+
+/** The block's L0–L2 as one text: the query of the timeline's relevance part. */
+function blockDigest(block: BlockRow): string {
+  return [
+    block.title ?? '',
+    (block.tags ?? []).join(' '),
+    block.summary ?? '',
+    ...(block.key_points ?? []),
+  ].join('\n');
+}
 
 /**
- * MM-EVT-13: ≤ 8 relevant events, then ≤ 4 most recent not already chosen (no back-fill);
- * forgotten and archived events excluded, superseded ones allowed; no weights shown.
+ * MM-EVT-13: ≤ 8 relevant events, then ≤ 4 most recent extracted events not already chosen (no
+ * back-fill); forgotten and archived events excluded, superseded ones allowed; no weights shown.
+ *
+ * "Relevant" is event search (MM-RET-3) with the block's L0–L2 as the query and every parameter
+ * at its default: each pool (extracted, agent) ranked by BM25 over the search index, fused by RRF
+ * at weight 1 each. Nothing is stamped as retrieved (`trackRetrieval=false`).
  */
 export async function timeline(
   db: AnyDb,
   schema: string,
   block: BlockRow,
 ): Promise<TimelineEntry[]> {
-  const rows = await rmOf(db, schema)
-    .selectFrom('memory_events')
-    .selectAll()
-    .where('tenant_id', '=', block.tenant_id)
-    .where('space_id', '=', block.space_id)
-    .where('status', 'in', ['active', 'superseded'])
-    .orderBy('block_sequence', 'desc')
-    .orderBy('formed_turn', 'desc')
-    .orderBy('created_at', 'desc')
-    .orderBy('event_id', 'desc')
-    .limit(TIMELINE_CANDIDATES)
-    .execute();
-  const query = new Set(
-    tokenize(
-      [
-        block.title ?? '',
-        (block.tags ?? []).join(' '),
-        block.summary ?? '',
-        ...(block.key_points ?? []),
-      ].join('\n'),
-    ),
+  const space = { tenantId: block.tenant_id, spaceId: block.space_id };
+  const query = blockDigest(block);
+  const pools = await Promise.all(
+    (['extracted', 'agent'] as const).map(async (pool) => {
+      const ranked = await searchIndex(db, schema, {
+        space,
+        kind: eventDocKind(pool),
+        query,
+        limit: TIMELINE_RELEVANT,
+      });
+      return { ids: ranked.map((r) => r.id) };
+    }),
   );
-  const scored = rows
-    .map((r) => {
-      const tokens = new Set(tokenize(`${r.title}\n${r.summary}\n${r.tags.join(' ')}`));
-      let shared = 0;
-      for (const t of tokens) if (query.has(t)) shared++;
-      return { r, score: shared / Math.sqrt(tokens.size + 1) };
-    })
-    .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || (a.r.event_id < b.r.event_id ? -1 : 1));
-  const relevant = scored.slice(0, 8).map((x) => x.r);
+  const relevantIds = rrfFuse(pools)
+    .slice(0, TIMELINE_RELEVANT)
+    .map((f) => f.id);
+  const [relevantRows, recentRows] = await Promise.all([
+    relevantIds.length === 0
+      ? []
+      : rmOf(db, schema)
+          .selectFrom('memory_events')
+          .selectAll()
+          .where('tenant_id', '=', block.tenant_id)
+          .where('space_id', '=', block.space_id)
+          .where('event_id', 'in', relevantIds)
+          .where('status', 'in', ['active', 'superseded'])
+          .execute(),
+    // Enough to leave 4 after the relevant ones are taken out.
+    rmOf(db, schema)
+      .selectFrom('memory_events')
+      .selectAll()
+      .where('tenant_id', '=', block.tenant_id)
+      .where('space_id', '=', block.space_id)
+      .where('pool', '=', 'extracted')
+      .where('status', 'in', ['active', 'superseded'])
+      .orderBy('block_sequence', 'desc')
+      .orderBy('formed_turn', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('event_id', 'desc')
+      .limit(TIMELINE_RELEVANT + TIMELINE_RECENT)
+      .execute(),
+  ]);
+  const byId = new Map(relevantRows.map((r) => [r.event_id, r]));
+  const relevant = relevantIds.flatMap((id) => byId.get(id) ?? []);
   const chosen = new Set(relevant.map((r) => r.event_id));
-  const recent = rows.filter((r) => !chosen.has(r.event_id)).slice(0, 4);
+  const recent = recentRows.filter((r) => !chosen.has(r.event_id)).slice(0, TIMELINE_RECENT);
   return [...relevant, ...recent].map(entry);
 }
 
