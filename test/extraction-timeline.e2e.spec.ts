@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createOpenAiCompatibleProvider,
-  fakeOpenAiReply,
-  startFakeOpenAiServer,
-  type FakeOpenAiServer,
-} from '@stratagate/model';
+import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model';
 import { describeBackend } from '@stratagate/store';
-import { startTestNode, type TestNode } from './harness.ts';
+import { startFakeModelNode, type TestNode } from './harness.ts';
 
 type Body = { messages: { role: string; content: string }[] };
 interface TimelineLine {
@@ -106,19 +101,11 @@ describe(`the extraction timeline (MM-EVT-13) (${describeBackend()})`, () => {
   let fake: FakeOpenAiServer;
   const seen = new Map<string, TimelineLine[]>();
   beforeAll(async () => {
-    fake = await startFakeOpenAiServer();
+    ({ t, fake } = await startFakeModelNode('timeline', 'tl'));
     timelineModel(fake, seen);
-    const model = createOpenAiCompatibleProvider({
-      baseUrl: fake.baseUrl,
-      model: 'fake-model',
-      sleep: async () => {},
-    });
-    t = await startTestNode('timeline', { model });
-    await t.request('PUT', '/v1/spaces/tl/settings', { blockSize: 1 });
   });
   afterAll(async () => {
     await t?.stop();
-    await fake?.close();
   });
 
   const post = async (marker: string) => {

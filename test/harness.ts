@@ -1,6 +1,12 @@
 import { loadConfig, startNode, type StrataGateNode } from '@stratagate/runtime';
 import { openTestDatabase } from '@stratagate/store';
-import type { ModelPort } from '@stratagate/model';
+import {
+  createOpenAiCompatibleProvider,
+  startFakeOpenAiServer,
+  type FakeOpenAiServer,
+  type ModelPort,
+  type OpenAiCompatibleConfig,
+} from '@stratagate/model';
 
 export interface TestNode {
   node: StrataGateNode;
@@ -102,4 +108,30 @@ export function turn(i: number, threadId = 't1', extra: Record<string, unknown> 
     ],
     ...extra,
   };
+}
+
+/**
+ * A test node whose model is the OpenAI-compatible client of a fake server the test scripts
+ * (`fake.respondWith`), with one-turn blocks in `spaceId`. `stop` stops both.
+ */
+export async function startFakeModelNode(
+  label: string,
+  spaceId: string,
+  client: Partial<OpenAiCompatibleConfig> = {},
+): Promise<{ t: TestNode; fake: FakeOpenAiServer }> {
+  const fake = await startFakeOpenAiServer();
+  const model = createOpenAiCompatibleProvider({
+    baseUrl: fake.baseUrl,
+    model: 'fake-model',
+    sleep: async () => {},
+    ...client,
+  });
+  const t = await startTestNode(label, { model });
+  await t.request('PUT', `/v1/spaces/${spaceId}/settings`, { blockSize: 1 });
+  const stop = t.stop;
+  t.stop = async () => {
+    await stop();
+    await fake.close();
+  };
+  return { t, fake };
 }

@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createOpenAiCompatibleProvider,
-  fakeOpenAiReply,
-  startFakeOpenAiServer,
-  type FakeOpenAiServer,
-} from '@stratagate/model';
+import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model';
 import { coreProjection, createProjector } from '@stratagate/projector';
 import { describeBackend, dumpReadModel } from '@stratagate/store';
-import { startTestNode, type TestNode } from './harness.ts';
+import { startFakeModelNode, startTestNode, type TestNode } from './harness.ts';
 
 type Body = { messages: { role: string; content: string }[] };
 
@@ -167,19 +162,11 @@ describe(`memory events with a real model client (S1 npm → pnpm) (${describeBa
   let t: TestNode;
   let fake: FakeOpenAiServer;
   beforeAll(async () => {
-    fake = await startFakeOpenAiServer();
+    ({ t, fake } = await startFakeModelNode('events_s1', 'x'));
     s1Model(fake);
-    const model = createOpenAiCompatibleProvider({
-      baseUrl: fake.baseUrl,
-      model: 'fake-model',
-      sleep: async () => {},
-    });
-    t = await startTestNode('events_s1', { model });
-    await t.request('PUT', '/v1/spaces/x/settings', { blockSize: 1 });
   });
   afterAll(async () => {
     await t?.stop();
-    await fake?.close();
   });
 
   const events = async () => (await t.request('GET', '/v1/spaces/x/memory-events')).body.events;

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createOpenAiCompatibleProvider,
-  fakeOpenAiReply,
-  startFakeOpenAiServer,
-  type FakeOpenAiServer,
-} from '@stratagate/model';
+import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model';
 import { describeBackend } from '@stratagate/store';
-import { startTestNode, type TestNode } from './harness.ts';
+import { startFakeModelNode, type TestNode } from './harness.ts';
 
 const summary = fakeOpenAiReply.json({
   title: 'Trip planning',
@@ -33,21 +28,14 @@ describe(`model failures end in bounded retries and a visible failed job (${desc
   let t: TestNode;
   let fake: FakeOpenAiServer;
   beforeAll(async () => {
-    fake = await startFakeOpenAiServer();
-    const model = createOpenAiCompatibleProvider({
-      baseUrl: fake.baseUrl,
-      model: 'fake-model',
+    ({ t, fake } = await startFakeModelNode('model_failures', 'trip', {
       // Long enough that a busy CI machine never times out a scripted reply by accident.
       timeoutMs: 1500,
       maxRetries: 1,
-      sleep: async () => {},
-    });
-    t = await startTestNode('model_failures', { model });
-    await t.request('PUT', '/v1/spaces/trip/settings', { blockSize: 1 });
+    }));
   });
   afterAll(async () => {
     await t?.stop();
-    await fake?.close();
   });
 
   it('malformed JSON, schema-invalid JSON, 429, 500 and a hang fail the extraction three times; L3–L5 stay intact', async () => {
