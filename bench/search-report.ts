@@ -155,7 +155,7 @@ export function searchMarkdown(r: SearchBenchResult, command: string): string {
   lines.push(
     '',
     `The server (roles ${'`ingest,projector,query`'}) projects from position 0 exactly as the service runs it. The`,
-    'projector keeps planner statistics on the read model itself (`keepReadModelStatistics`: ANALYZE of',
+    'projector keeps planner statistics on the read model itself (`keepPlannerStatistics`: ANALYZE of',
     'every table that grew by half since its last ANALYZE, at most once a second, inside the batch',
     'transaction), since PGlite has no autovacuum and this server runs with autovacuum off; see the',
     'statistics line per run below. Should projection still take longer than',

@@ -59,6 +59,12 @@ export interface MessageLog {
    * must still poll, since other processes append too.
    */
   onAppended(listener: () => void): () => void;
+  /**
+   * Upkeep for a background reader to run between its batches, never on the append path.
+   * Optional. The Postgres-table log keeps its tables' planner statistics: without them the
+   * idempotency look-up of an append scans every record of the space (ADR 0029).
+   */
+  maintain?(): Promise<void>;
   close(): Promise<void>;
 }
 

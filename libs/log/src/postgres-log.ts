@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
-import type { Database } from '@stratagate/store';
+import { keepPlannerStatistics, type Database } from '@stratagate/store';
 import { sql, type RawBuilder } from 'kysely';
 import type { LogCapabilities, MessageLog } from './message-log.ts';
 import { findFirstStored, readSpaceVersion } from './postgres-log.append.ts';
@@ -133,6 +133,12 @@ export async function createPostgresLog(
     onAppended(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+
+    async maintain() {
+      assertOpen();
+      // PGlite runs no autovacuum, and a server's may lag behind a burst (ADR 0029).
+      await keepPlannerStatistics(db, t.schema);
     },
 
     async close() {

@@ -154,6 +154,26 @@ describe(`core projection (${describeBackend()})`, () => {
     expect(twice).toEqual(await dumpReadModel(database.db, 'rm_once'));
   });
 
+  it("the runner runs the log's upkeep after its batches (ADR 0029)", async () => {
+    let upkeep = 0;
+    const runner = createProjector({
+      db: database.db,
+      log: {
+        ...log,
+        maintain: async () => {
+          upkeep += 1;
+          await log.maintain!();
+        },
+      },
+      schema: 'rm_upkeep',
+      projection: coreProjection,
+      batchSize: 4,
+    });
+    await runner.catchUp();
+    // One upkeep per batch of at most four records.
+    expect(upkeep).toBe(Math.ceil(records.length / 4));
+  });
+
   it('the runner resumes from its checkpoint and matches a one-shot build', async () => {
     const runner = createProjector({
       db: database.db,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import {
-  keepReadModelStatistics,
+  keepPlannerStatistics,
   keepVisibilityMaps,
   migrateReadModel,
   type AnyDb,
@@ -92,7 +92,7 @@ async function handleCore(
   const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
   // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
-  await keepReadModelStatistics(trx, schema);
+  await keepPlannerStatistics(trx, schema);
   // Turns and seals are gathered and applied together (ADR 0028): all the turns first, then
   // the seals, whose blocks read the turns' messages. Any other record may read what they wrote,
   // so it applies them first.

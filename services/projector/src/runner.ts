@@ -173,6 +173,8 @@ export function createProjector(options: ProjectorOptions): Projector {
     checkpoint = to;
     lane.kick(t.schema);
     await t.projection.afterCommit?.(db, t.schema);
+    // The log's own upkeep (its planner statistics, ADR 0029), here rather than on the append path.
+    await log.maintain?.();
     await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: applied });
     // A batch cut short for a waiting caller has more behind it.

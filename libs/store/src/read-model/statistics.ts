@@ -3,7 +3,7 @@ import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from './migrate.ts';
 
 /**
- * Planner statistics for the read model, kept by the projector itself.
+ * Planner statistics for the read model (and the log, ADR 0029), kept by the projector itself.
  *
  * Every read-model key starts with `(tenant_id, space_id[, doc_kind])`. Without statistics the
  * planner takes 0.5 % per equality for each of those columns, so it believes the prefix alone
@@ -158,9 +158,10 @@ const lastCheck = new Map<string, number>();
 
 /**
  * `analyzeGrownTables` at most once per `intervalMs` per schema in this process: the projector's
- * hot path calls it for every run of turns, and the check itself is a catalog query.
+ * hot path calls it for every batch, for the read model's schema and (through the log's
+ * `maintain`) the log's, and the check itself is a catalog query.
  */
-export async function keepReadModelStatistics(
+export async function keepPlannerStatistics(
   db: AnyDb,
   schema: string,
   intervalMs = 1000,
