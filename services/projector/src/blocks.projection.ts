@@ -176,23 +176,19 @@ export async function onBlocksSealed(rm: Rm, schema: string, seals: readonly Sea
       as k(tenant_id text, space_id text, turn_id text, block_id text)
     where t.tenant_id = k.tenant_id and t.space_id = k.space_id and t.turn_id = k.turn_id
       and t.block_id is distinct from k.block_id`.execute(rm);
+  // Seals come in log order: a space's last seal has its highest sequence and position.
   const spaces = new Map<
     string,
     { tenant_id: string; space_id: string; seq: number; pos: number }
   >();
   for (const { rec, meta } of seals) {
     const { tenantId, spaceId } = meta.metadata;
-    const key = blockKey(tenantId, spaceId, '');
-    const s = spaces.get(key);
-    // Seals of a space come in log order: the last one carries the highest sequence.
-    if (s) Object.assign(s, { seq: Math.max(s.seq, rec.data.sequence), pos: meta.position });
-    else
-      spaces.set(key, {
-        tenant_id: tenantId,
-        space_id: spaceId,
-        seq: rec.data.sequence,
-        pos: meta.position,
-      });
+    spaces.set(JSON.stringify([tenantId, spaceId]), {
+      tenant_id: tenantId,
+      space_id: spaceId,
+      seq: rec.data.sequence,
+      pos: meta.position,
+    });
   }
   await sql`
     update ${sql.table(`${schema}.spaces`)} as s

@@ -117,12 +117,9 @@ describe(`core projection (${describeBackend()})`, () => {
 
   it('applies the seals of a batch after its turns, and ends as one record at a time does', async () => {
     // One batch: the turns after blk_2's seal are applied before it (ADR 0028).
-    const [space] = (await dumpReadModel(database.db, 'rm_once')).spaces as Record<
-      string,
-      unknown
-    >[];
-    expect(space).toMatchObject({ turn_counter: 5, block_count: 2 });
-    const turns = (await dumpReadModel(database.db, 'rm_once')).turns as Record<string, unknown>[];
+    const once = await dumpReadModel(database.db, 'rm_once');
+    expect(once.spaces).toMatchObject([{ turn_counter: 5, block_count: 2 }]);
+    const turns = once.turns as { block_id: string | null }[];
     expect(turns.map((t) => t.block_id)).toEqual(['blk_2', 'blk_2', 'blk_4', 'blk_4', null]);
     const single = createProjector({
       db: database.db,
@@ -133,9 +130,7 @@ describe(`core projection (${describeBackend()})`, () => {
     });
     await single.catchUp();
     await drainMessageIndex(database.db, 'rm_single');
-    expect(await dumpReadModel(database.db, 'rm_single')).toEqual(
-      await dumpReadModel(database.db, 'rm_once'),
-    );
+    expect(await dumpReadModel(database.db, 'rm_single')).toEqual(once);
   });
 
   it('is idempotent when a batch is delivered twice', async () => {

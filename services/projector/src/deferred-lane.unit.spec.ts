@@ -79,13 +79,19 @@ describe('deferredLane', () => {
       vi.useRealTimers();
     });
 
-    it('a kick within the pace of the last slice waits for it and then drains what gathered, in one slice; a whole slice queued or a settle does not wait', async () => {
+    /** A lane on fake timers whose first kick has drained the one queued item. */
+    async function pacedLane(paceMs: number) {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
       const work = queue(1, 4);
-      const lane = deferredLane({ db, work: () => work, paceMs: 100 });
+      const lane = deferredLane({ db, work: () => work, paceMs });
       lane.kick('rm');
       await vi.advanceTimersByTimeAsync(0);
       expect(work.drains).toBe(1);
+      return { work, lane };
+    }
+
+    it('a kick within the pace of the last slice waits for it and then drains what gathered, in one slice; a whole slice queued or a settle does not wait', async () => {
+      const { work, lane } = await pacedLane(100);
 
       // Two seals within the pace: held back, then one slice for both.
       work.items += 1;
@@ -117,11 +123,9 @@ describe('deferredLane', () => {
     });
 
     it('paceMs 0 drains every kick at once', async () => {
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-      const work = queue(1, 4);
-      const lane = deferredLane({ db, work: () => work, paceMs: 0 });
-      for (let i = 1; i <= 3; i++) {
-        if (i > 1) work.items += 1;
+      const { work, lane } = await pacedLane(0);
+      for (let i = 2; i <= 3; i++) {
+        work.items += 1;
         lane.kick('rm');
         await vi.advanceTimersByTimeAsync(0);
         expect(work.drains).toBe(i);
@@ -129,11 +133,7 @@ describe('deferredLane', () => {
     });
 
     it('stop cancels a held-back slice', async () => {
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-      const work = queue(1, 4);
-      const lane = deferredLane({ db, work: () => work, paceMs: 100 });
-      lane.kick('rm');
-      await vi.advanceTimersByTimeAsync(0);
+      const { work, lane } = await pacedLane(100);
       work.items += 1;
       lane.kick('rm');
       await vi.advanceTimersByTimeAsync(0);
