@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
 import { keepPlannerStatistics, type Database } from '@stratagate/store';
@@ -46,15 +47,20 @@ export async function createPostgresLog(
   const committer = createGroupCommitter(database.foreground ?? db, t);
   const listeners = new Set<() => void>();
   let closed = false;
-  // Other threads of this process with the same log (the background roles' worker, ADR 0016)
-  // hear of appends at once, as listeners here do. Only on a server: PGlite is one thread's.
-  // The channel is named by a digest of the server URL (no credentials in names) and the schema.
-  const channel =
+  // Other threads of this process with the same log (the background roles' worker, ADR 0016 and
+  // 0030) hear of appends at once, as listeners here do. The channel is named by a digest of the
+  // server URL (no credentials in names) or of the embedded store's directory, and the schema.
+  const store =
     database.target.kind === 'postgres'
-      ? new BroadcastChannel(
-          `stratagate.log:${createHash('sha256').update(database.target.url).digest('hex').slice(0, 16)}:${t.schema}`,
-        )
-      : null;
+      ? database.target.url
+      : database.target.dataDir
+        ? `pglite:${resolve(database.target.dataDir)}`
+        : null;
+  const channel = store
+    ? new BroadcastChannel(
+        `stratagate.log:${createHash('sha256').update(store).digest('hex').slice(0, 16)}:${t.schema}`,
+      )
+    : null;
   channel?.unref();
 
   const assertOpen = () => {

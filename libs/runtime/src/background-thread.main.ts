@@ -1,24 +1,59 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { BackgroundMessage } from './background-thread.ts';
-import type { Config } from './config.ts';
-import { startNode } from './node.ts';
+import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
+import type { BackgroundData, BackgroundMessage } from './background-thread.ts';
+import { startNode, type StrataGateNode } from './node.ts';
+import { embeddedTargets } from './stores.ts';
 
 /**
  * The worker thread's side of `startBackgroundThread`: starts the roles it was given, reports
- * that they run, and stops them gracefully when asked. Nothing listens for HTTP here.
+ * that they run, and stops them gracefully when asked. Nothing listens for HTTP here. On the
+ * embedded split layout (ADR 0030) this thread owns the read-model store and serves it to the
+ * main thread, and reaches the log's store, which the main thread owns, through a port.
  */
 const port = parentPort!;
 const post = (message: BackgroundMessage) => port.postMessage(message);
-const { config } = workerData as { config: Config };
+const { config, embedded } = workerData as BackgroundData;
+
+async function start(): Promise<{ node: StrataGateNode; close: () => Promise<void> }> {
+  if (!embedded) {
+    const node = await startNode(config, { listen: false, bootstrapKey: false });
+    return { node, close: async () => {} };
+  }
+  const targets = embeddedTargets(config.STRATAGATE_DATA_DIR);
+  const database = await openDatabase(targets.readModel);
+  const host = hostPGliteSession(database.session!, embedded.readModel);
+  const logDatabase = connectPGliteSession(embedded.log, targets.log);
+  const close = async () => {
+    await logDatabase.close();
+    await host.close();
+    await database.close();
+  };
+  try {
+    const node = await startNode(config, {
+      listen: false,
+      bootstrapKey: false,
+      database,
+      logDatabase,
+      closeDatabases: false,
+    });
+    return { node, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
 
 try {
-  const node = await startNode(config, { listen: false, bootstrapKey: false });
+  const { node, close } = await start();
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'stop') return;
-    void node.stop().finally(() => {
-      post({ type: 'stopped' });
-      port.close();
-    });
+    void node
+      .stop()
+      .then(close)
+      .finally(() => {
+        post({ type: 'stopped' });
+        port.close();
+      });
   });
   post({ type: 'started' });
 } catch (error) {

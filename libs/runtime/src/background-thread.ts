@@ -1,20 +1,24 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Config, Role } from './config.ts';
+import { splitEmbeddedDir } from './stores.ts';
 
 /** Roles that answer requests, and roles that work through the log behind them. */
 const FOREGROUND: readonly Role[] = ['ingest', 'query'];
 const BACKGROUND: readonly Role[] = ['projector', 'consolidator'];
 
 /**
- * How `serve` places the configured roles (ADR 0016). On a Postgres server, with
- * STRATAGATE_BACKGROUND_THREAD on and roles of both kinds configured, the projector and the
- * consolidator run in a worker thread: their JavaScript (tokenising, block views, the offline
- * model) no longer holds up the event loop that acknowledges turns and answers queries. The
- * embedded PGlite is one in-process session and cannot be shared across threads, so there
- * everything stays on one thread. `null`: all roles on the main thread.
+ * How `serve` places the configured roles (ADR 0016). With STRATAGATE_BACKGROUND_THREAD on and
+ * roles of both kinds configured, the projector and the consolidator run in a worker thread:
+ * their JavaScript (tokenising, block views, the offline model) no longer holds up the event loop
+ * that acknowledges turns and answers queries. On a Postgres server; and on an embedded data
+ * directory with the split layout (ADR 0030), where each thread owns one of the two PGlite stores
+ * (the log on the main thread, the read models in the worker) and reaches the other through a
+ * port. An embedded directory from before it is one PGlite session: everything stays on one
+ * thread there. `null`: all roles on the main thread.
  */
 export function placeRoles(config: Config): { main: Role[]; background: Role[] } | null {
-  if (!config.DATABASE_URL || !config.STRATAGATE_BACKGROUND_THREAD) return null;
+  if (!config.STRATAGATE_BACKGROUND_THREAD) return null;
+  if (!config.DATABASE_URL && !splitEmbeddedDir(config)) return null;
   const roles = config.STRATAGATE_ROLES;
   const main = roles.filter((r) => FOREGROUND.includes(r));
   const background = roles.filter((r) => BACKGROUND.includes(r));
@@ -42,6 +46,22 @@ export type BackgroundMessage =
   { type: 'started' } | { type: 'failed'; message: string } | { type: 'stopped' };
 
 /**
+ * The ports of the embedded split layout (ADR 0030), both transferred to the worker: `log` is
+ * served by the main thread (it owns the log's store); the worker serves its read-model store on
+ * `readModel`.
+ */
+export interface EmbeddedPorts {
+  log: MessagePort;
+  readModel: MessagePort;
+}
+
+/** What the worker is started with. */
+export interface BackgroundData {
+  config: Config;
+  embedded?: EmbeddedPorts;
+}
+
+/**
  * Starts `roles` in a worker thread with the same configuration (and no API key of its own: the
  * main thread registers keys). Resolves once they run; rejects when they fail to start.
  * `onExit` is called if the thread ends without being asked to: the process should not carry on
@@ -51,14 +71,17 @@ export async function startBackgroundThread(
   config: Config,
   roles: Role[],
   onExit: (reason: string) => void,
+  embedded?: EmbeddedPorts,
 ): Promise<BackgroundThread> {
   const workerConfig: Config = {
     ...config,
     STRATAGATE_ROLES: roles,
     STRATAGATE_API_KEY: undefined,
   };
+  const data: BackgroundData = { config: workerConfig, ...(embedded ? { embedded } : {}) };
   const worker = new Worker(new URL('./background-thread.worker.mjs', import.meta.url), {
-    workerData: { config: workerConfig },
+    workerData: data,
+    transferList: embedded ? [embedded.log, embedded.readModel] : [],
   });
   let stopping = false;
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { offlineModelThread, placeRoles } from './background-thread.ts';
 import { loadConfig } from './config.ts';
+
+const dirs = mkdtempSync(join(tmpdir(), 'sg-place-'));
+afterAll(() => rmSync(dirs, { recursive: true, force: true }));
+/** A data directory from before ADR 0030: a PGlite store itself (it has PG_VERSION). */
+const oneDatabaseDir = join(dirs, 'one');
+mkdirSync(oneDatabaseDir);
+writeFileSync(join(oneDatabaseDir, 'PG_VERSION'), '17\n');
+const splitDir = join(dirs, 'split');
 
 const server = 'postgres://postgres@127.0.0.1:5432/stratagate';
 
@@ -15,8 +26,25 @@ describe('placeRoles: which roles serve runs in the background thread (ADR 0016)
     ).toEqual({ main: ['query'], background: ['projector'] });
   });
 
-  it('keeps every role on the main thread on PGlite, when switched off, or with one kind of role', () => {
-    expect(placeRoles(loadConfig({}, {}))).toBeNull();
+  it('on an embedded data directory with the split layout, the same (ADR 0030)', () => {
+    expect(placeRoles(loadConfig({}, { STRATAGATE_DATA_DIR: splitDir }))).toEqual({
+      main: ['ingest', 'query'],
+      background: ['projector', 'consolidator'],
+    });
+  });
+
+  it('keeps every role on the main thread on a one-database embedded directory, when switched off, or with one kind of role', () => {
+    expect(placeRoles(loadConfig({}, { STRATAGATE_DATA_DIR: oneDatabaseDir }))).toBeNull();
+    expect(
+      placeRoles(
+        loadConfig({}, { STRATAGATE_DATA_DIR: splitDir, STRATAGATE_BACKGROUND_THREAD: 'false' }),
+      ),
+    ).toBeNull();
+    expect(
+      placeRoles(
+        loadConfig({}, { STRATAGATE_DATA_DIR: splitDir, STRATAGATE_ROLES: 'ingest,query' }),
+      ),
+    ).toBeNull();
     expect(
       placeRoles(loadConfig({}, { DATABASE_URL: server, STRATAGATE_BACKGROUND_THREAD: 'false' })),
     ).toBeNull();

@@ -13,9 +13,11 @@ import {
   releaseBuild,
   type RebuildProgress,
 } from '@stratagate/projector';
-import { openDatabase } from '@stratagate/store';
-import { coreRulesFromConfig, databaseTarget, loadConfig, type Config } from './config.ts';
-import { startNode } from './node.ts';
+import { MessageChannel } from 'node:worker_threads';
+import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
+import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
+import { startNode, type StrataGateNode } from './node.ts';
+import { embeddedTargets, openStores, splitEmbeddedDir } from './stores.ts';
 import { placeRoles, startBackgroundThread, type BackgroundThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel } from './read-model.ts';
@@ -39,10 +41,16 @@ function configFrom(flags: Flags): Config {
   });
 }
 
-async function openStores(config: Config) {
-  const database = await openDatabase(databaseTarget(config));
-  const { log, kafka } = await openMessageLog(config, database, false, 'stratagate-cli');
-  return { database, log, kafka };
+/** The stores and the log, for a command; `database.close()` closes every store. */
+async function openStoresAndLog(config: Config) {
+  const stores = await openStores(config);
+  const { log, kafka } = await openMessageLog(config, stores, false, 'stratagate-cli');
+  return {
+    database: { db: stores.database.db, close: () => stores.close() },
+    logDatabase: stores.logDatabase,
+    log,
+    kafka,
+  };
 }
 
 const withStoreOptions = (cmd: Command) =>
@@ -61,19 +69,54 @@ withStoreOptions(
     .option('--host <host>', 'HTTP host (default 127.0.0.1)'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  // On a server, the projector and consolidator get a worker thread of their own (ADR 0016).
+  // On a server, and on an embedded data directory with the split layout, the projector and the
+  // consolidator get a worker thread of their own (ADRs 0016 and 0030).
   const placed = placeRoles(config);
-  const node = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
+  const split = placed ? splitEmbeddedDir(config) : null;
+  let node: StrataGateNode;
   let background: BackgroundThread | null = null;
-  if (placed) {
+  let closeStores = async () => {};
+  const onBackgroundExit = (reason: string) => {
+    console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
+    void node.stop().finally(() => process.exit(1));
+  };
+  if (placed && split) {
+    // This thread owns the log's store and serves it to the worker, which owns the read models'
+    // store and serves it back: each PGlite session stays on the thread that opened it.
+    const targets = embeddedTargets(split);
+    const logDatabase = await openDatabase(targets.log);
+    const log = new MessageChannel();
+    const logHost = hostPGliteSession(logDatabase.session!, log.port1);
+    const readModel = new MessageChannel();
+    const database = connectPGliteSession(readModel.port1, targets.readModel);
+    closeStores = async () => {
+      await database.close();
+      await logHost.close();
+      await logDatabase.close();
+    };
     try {
-      background = await startBackgroundThread(config, placed.background, (reason) => {
-        console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
-        void node.stop().finally(() => process.exit(1));
+      background = await startBackgroundThread(config, placed.background, onBackgroundExit, {
+        log: log.port2,
+        readModel: readModel.port2,
       });
+      node = await startNode(
+        { ...config, STRATAGATE_ROLES: placed.main },
+        { database, logDatabase, closeDatabases: false },
+      );
     } catch (error) {
-      await node.stop();
+      await background?.stop();
+      await closeStores();
       throw error;
+    }
+  } else {
+    node = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
+    if (placed) {
+      try {
+        background = await startBackgroundThread(config, placed.background, onBackgroundExit);
+      } catch (error) {
+        await node.stop();
+        throw error;
+      }
     }
   }
   const where = config.DATABASE_URL ? 'Postgres server' : `PGlite in ${config.STRATAGATE_DATA_DIR}`;
@@ -92,6 +135,7 @@ withStoreOptions(
     console.log(`${signal}: shutting down`);
     await node.stop();
     await background?.stop();
+    await closeStores();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -105,8 +149,8 @@ withStoreOptions(
     .requiredOption('--tenant <id>', 'tenant the key belongs to')
     .option('--label <text>', 'label', 'cli'),
 ).action(async (flags: Flags & { tenant: string; label: string }) => {
-  const { database, log } = await openStores(configFrom(flags));
-  const store = new ApiKeyStore(database.db);
+  const { database, logDatabase, log } = await openStoresAndLog(configFrom(flags));
+  const store = new ApiKeyStore(logDatabase.db);
   await store.migrate();
   const { key, keyId } = await store.create(flags.tenant, flags.label);
   console.log(`key ${keyId} for tenant '${flags.tenant}' (shown once):\n${key}`);
@@ -114,8 +158,8 @@ withStoreOptions(
   await database.close();
 });
 withStoreOptions(keys.command('revoke <keyId>')).action(async (keyId: string, flags: Flags) => {
-  const { database, log } = await openStores(configFrom(flags));
-  const store = new ApiKeyStore(database.db);
+  const { database, logDatabase, log } = await openStoresAndLog(configFrom(flags));
+  const store = new ApiKeyStore(logDatabase.db);
   await store.migrate();
   console.log((await store.revoke(keyId)) ? `revoked ${keyId}` : `no active key ${keyId}`);
   await log.close();
@@ -128,9 +172,9 @@ withStoreOptions(
     .description('create or update the log, auth, writer-snapshot and read-model schemas'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log } = await openStores(config);
-  await new ApiKeyStore(database.db).migrate();
-  await new WriterSnapshotStore(database.db).migrate();
+  const { database, logDatabase, log } = await openStoresAndLog(config);
+  await new ApiKeyStore(logDatabase.db).migrate();
+  await new WriterSnapshotStore(logDatabase.db).migrate();
   const { version } = await prepareReadModel(database.db, config);
   console.log(`migrated (read model ${version.liveSchema})`);
   await log.close();
@@ -159,7 +203,7 @@ withStoreOptions(
     },
   ) => {
     const config = configFrom(flags);
-    const { database, log } = await openStores(config);
+    const { database, log } = await openStoresAndLog(config);
     const { version } = await prepareReadModel(database.db, config);
     const n = await requestReconsolidation({
       db: database.db,
@@ -185,7 +229,7 @@ withStoreOptions(
   projections.command('status').description('live and building versions with their lag'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log, kafka } = await openStores(config);
+  const { database, log, kafka } = await openStoresAndLog(config);
   await prepareReadModel(database.db, config);
   const rules = (r: { codeVersion: number; rules: object }) =>
     `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
@@ -283,7 +327,7 @@ withStoreOptions(
     throw new Error(`unknown projection '${name}' (known: ${Object.keys(PROJECTIONS).join(', ')})`);
   }
   const config = configFrom(flags);
-  const { database, log, kafka } = await openStores(config);
+  const { database, log, kafka } = await openStoresAndLog(config);
   // No prepareReadModel here: this process's rules are the new version's, not the live one's.
   const builderId = `cli-${process.pid}-${Date.now()}`;
   const interrupt = new AbortController();
@@ -341,7 +385,7 @@ withStoreOptions(
     .description('give up the version being built (drops its schema; the live one stays)'),
 ).action(async (name: string, flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log } = await openStores(config);
+  const { database, log } = await openStoresAndLog(config);
   await prepareReadModel(database.db, config);
   const dropped = await abandonBuild(database.db, config.STRATAGATE_READ_MODEL_SCHEMA, name);
   console.log(

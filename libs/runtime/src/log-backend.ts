@@ -8,8 +8,8 @@ import {
   type MessageLog,
 } from '@stratagate/log';
 import type { KafkaSource } from '@stratagate/projector';
-import type { Database } from '@stratagate/store';
 import type { Config } from './config.ts';
+import type { Stores } from './stores.ts';
 
 export type KafkaBackend = KafkaSource;
 
@@ -20,17 +20,18 @@ export interface OpenedLog {
 }
 
 /**
- * The message log the configuration names: the Postgres table in the database (default) or a
- * Kafka topic whose index and consumer checkpoints live in the same database (ADR 0007).
+ * The message log the configuration names: the Postgres table in the log's database (default) or
+ * a Kafka topic whose index and consumer checkpoints live in the read models' database (ADR
+ * 0007): the projector commits its offsets with its writes.
  */
 export async function openMessageLog(
   config: Config,
-  database: Database,
+  { database, logDatabase }: Pick<Stores, 'database' | 'logDatabase'>,
   logger: Logger | false,
   clientId = 'stratagate',
 ): Promise<OpenedLog> {
   if (config.STRATAGATE_LOG_BACKEND === 'postgres') {
-    return { log: await createPostgresLog(database), kafka: null };
+    return { log: await createPostgresLog(logDatabase), kafka: null };
   }
   const kafkaLogger = logger === false ? null : logger.child({ component: 'kafkajs' });
   const kafka = createKafkaClient({

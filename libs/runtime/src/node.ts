@@ -39,21 +39,25 @@ import {
   searchRoutes,
   type QueryContext,
 } from '@stratagate/query';
-import { openDatabase, PostingCache, type Database } from '@stratagate/store';
+import { PostingCache, type Database } from '@stratagate/store';
 import {
   initTelemetry,
   observeSearchCache,
   serviceNameFor,
   traceLogMixin,
 } from '@stratagate/telemetry';
-import { databaseTarget, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { offlineModelThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
 import { prepareReadModel, requestReadModel } from './read-model.ts';
+import { openStores, type Stores } from './stores.ts';
 
 export interface StrataGateNode {
   config: Config;
+  /** Read models (and everything, where there is one database). */
   database: Database;
+  /** The log's database: `database` itself except on the embedded split layout (ADR 0030). */
+  logDatabase: Database;
   log: MessageLog;
   apiKeys: ApiKeyStore;
   /** Which read-model schema is live (the control table, cached; ADR 0009). */
@@ -85,6 +89,13 @@ export interface NodeOptions {
   bootstrapKey?: boolean;
   /** An already open database (tests); otherwise opened from the config. */
   database?: Database;
+  /**
+   * With `database`: the log's own database, when the read models are elsewhere (ADR 0030).
+   * Default: `database`.
+   */
+  logDatabase?: Database;
+  /** Whether `stop()` closes the databases (default true); their owner closes them otherwise. */
+  closeDatabases?: boolean;
   /** Install OpenTelemetry for this process (default true). A no-op when something already did. */
   telemetry?: boolean;
 }
@@ -113,18 +124,26 @@ export async function startNode(
           mixin: traceLogMixin,
         }));
   const now = options.now ?? (() => new Date());
-  const database = options.database ?? (await openDatabase(databaseTarget(config)));
+  const stores: Stores = options.database
+    ? {
+        database: options.database,
+        logDatabase: options.logDatabase ?? options.database,
+        close: async () => {
+          await options.database!.close();
+          if (options.logDatabase && options.logDatabase !== options.database) {
+            await options.logDatabase.close();
+          }
+        },
+      }
+    : await openStores(config);
+  const { database, logDatabase } = stores;
   const roles = new Set(config.STRATAGATE_ROLES);
-  const opened = await openMessageLog(
-    config,
-    database,
-    logger,
-    `stratagate-${[...roles].join('-')}`,
-  );
+  const opened = await openMessageLog(config, stores, logger, `stratagate-${[...roles].join('-')}`);
   const { log, kafka } = opened;
-  const apiKeys = new ApiKeyStore(database.db);
+  // Keys and the writers' snapshots belong to the write side, beside the log (ADR 0030).
+  const apiKeys = new ApiKeyStore(logDatabase.db);
   await apiKeys.migrate();
-  const writerSnapshots = new WriterSnapshotStore(database.db);
+  const writerSnapshots = new WriterSnapshotStore(logDatabase.db);
   await writerSnapshots.migrate();
   const prepared = await prepareReadModel(database.db, config);
   if (!prepared.configMatches && logger) {
@@ -330,6 +349,7 @@ export async function startNode(
   return {
     config,
     database,
+    logDatabase,
     log,
     apiKeys,
     readModel,
@@ -355,7 +375,7 @@ export async function startNode(
       await kafkaProjector?.stop();
       await writer.flush();
       await log.close();
-      await database.close();
+      if (options.closeDatabases !== false) await stores.close();
       await shutdownTelemetry();
     },
   };

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { PGliteDialect, SessionLock } from './pglite-dialect.ts';
 import { PGliteStatements } from './pglite-statements.ts';
 import { PreparedStatementPool } from './pg-statements.ts';
+import type { PGliteSession } from './pglite-remote.ts';
 
 /** Where the data lives: a Postgres server, a PGlite data directory, or PGlite in memory. */
 export type DatabaseTarget =
@@ -44,6 +45,11 @@ export interface Database {
    * it go first (ADR 0023). Absent on a server, where sessions run side by side.
    */
   readonly foregroundWaiting?: () => boolean;
+  /**
+   * The embedded store's one session, on the thread that owns it: what `hostPGliteSession`
+   * serves to another thread (ADR 0030). Absent on a server and on a connected remote session.
+   */
+  readonly session?: PGliteSession;
   readonly target: DatabaseTarget;
   readonly capabilities: Capabilities;
   close(): Promise<void>;
@@ -99,6 +105,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     db,
     foreground,
     foregroundWaiting: () => lock.foregroundWaiting(),
+    session: { lock, statements },
     target,
     capabilities: { concurrentSessions: false },
     close: async () => {

@@ -39,6 +39,33 @@ export class PGliteDialect implements Dialect {
   }
 }
 
+/** A Postgres dialect whose driver is `createDriver`'s (an embedded session served elsewhere). */
+export function postgresDialect(createDriver: () => Driver): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver,
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+/** Transactions on one session: plain BEGIN, COMMIT and ROLLBACK statements. */
+export abstract class OneSessionDriver implements Driver {
+  abstract init(): Promise<void>;
+  abstract acquireConnection(): Promise<DatabaseConnection>;
+  abstract releaseConnection(connection: DatabaseConnection): Promise<void>;
+  abstract destroy(): Promise<void>;
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('BEGIN'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+}
+
 export type SessionPriority = 'foreground' | 'background';
 
 export interface PGliteDialectOptions {
@@ -90,7 +117,7 @@ export class SessionLock {
   }
 }
 
-class PGliteDriver implements Driver {
+class PGliteDriver extends OneSessionDriver {
   private readonly lock: SessionLock;
   private readonly priority: SessionPriority;
   private readonly statements: PGliteStatements;
@@ -99,6 +126,7 @@ class PGliteDriver implements Driver {
     private readonly client: PGlite,
     private readonly options: PGliteDialectOptions,
   ) {
+    super();
     this.lock = options.lock ?? new SessionLock();
     this.priority = options.priority ?? 'background';
     this.statements = options.statements ?? new PGliteStatements(client);
@@ -121,15 +149,6 @@ class PGliteDriver implements Driver {
     return connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('BEGIN'));
-  }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
-  }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
-  }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     (connection as PGliteConnection).release?.();
   }
