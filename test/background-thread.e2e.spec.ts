@@ -147,6 +147,35 @@ describe('serve on an embedded data directory: the log and the read models in tw
     await stops(again);
   });
 
+  it('refuses to start when the log lost records its read models applied, and starts again once they are projected anew', async () => {
+    const dir = await tempDir();
+    const first = await spawnServer(['--data-dir', dir], { STRATAGATE_LOG_LEVEL: 'silent' });
+    cleanup.push(() => first.stop());
+    expect((await call(first, '/v1/spaces/bg/settings', { blockSize: 6 }, 'PUT')).status).toBe(200);
+    for (let i = 1; i <= 6; i++) {
+      expect((await call(first, '/v1/spaces/bg/turns', turn(i))).status).toBe(202);
+    }
+    await settled(first, 1);
+    await stops(first);
+    // What an operating-system crash can do to unflushed files, at its worst: the log's store is
+    // gone while the read models' store kept what it had applied.
+    await rm(join(dir, 'log'), { recursive: true, force: true });
+    await expect(
+      spawnServer(['--data-dir', dir], { STRATAGATE_LOG_LEVEL: 'silent' }),
+    ).rejects.toThrow(
+      /the read models have applied the log through position \d+, but the log ends at 0: .*delete it and start again/s,
+    );
+
+    // What the message says to do: the read models' store is derived from the log alone.
+    await rm(join(dir, 'read-model'), { recursive: true, force: true });
+    const again = await spawnServer(['--data-dir', dir], { STRATAGATE_LOG_LEVEL: 'silent' });
+    cleanup.push(() => again.stop());
+    expect(again.stdout()).toContain(BACKGROUND);
+    // The read models now hold what the log holds: nothing of the lost space.
+    expect((await call(again, '/v1/spaces/bg/status')).status).toBe(404);
+    await stops(again);
+  });
+
   it('a directory from before keeps its one database and runs every role on one thread', async () => {
     const dir = await tempDir();
     // Written the way the embedded default wrote it before ADR 0030: one PGlite store in the

@@ -14,7 +14,7 @@ import {
 import { testMessageLog } from './message-log.contract.ts';
 import type { MessageLog } from './message-log.ts';
 import { appendRecords } from './postgres-log.append.ts';
-import { logTables } from './postgres-log.schema.ts';
+import { logTables, RECORD_STATISTICS } from './postgres-log.schema.ts';
 import { createPostgresLog, postgresLogCapabilities } from './postgres-log.ts';
 
 // One database per file (PGlite in memory, or a fresh database on DATABASE_URL's server) and one
@@ -95,6 +95,23 @@ describe(`postgres table log specifics on ${describeBackend()}`, () => {
       select reltuples::float8 as reltuples from pg_class
       where oid = ${`${schema}.records`}::regclass`.execute(db.db);
     expect(Number(stats.rows[0]!.reltuples)).toBe(500);
+    // Only the key columns are sampled (ADR 0030): the payloads cost the most and are never
+    // filtered on.
+    const analysed = await sql<{ attname: string }>`
+      select attname from pg_stats where schemaname = ${schema} and tablename = 'records'
+      order by attname`.execute(db.db);
+    expect(analysed.rows.map((r) => r.attname)).toEqual(
+      Object.entries(RECORD_STATISTICS)
+        .filter(([, target]) => target > 0)
+        .map(([column]) => column)
+        .sort(),
+    );
+    // ... and the idempotency look-up plans on its own index.
+    const plan = await sql<{ 'QUERY PLAN': string }>`
+      explain select position from ${sql.id(schema, 'records')}
+      where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}
+        and idempotency_key = 'k-3-4'`.execute(db.db);
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('records_idempotency_key');
   });
 
   it.skipIf(!concurrentSessions)(

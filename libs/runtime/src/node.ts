@@ -179,6 +179,10 @@ export async function startNode(
     if (logger) logger.error({ err: error, role }, `${role} loop failed; retrying`);
   };
 
+  if (roles.has('projector') && !kafka && logDatabase !== database) {
+    await assertLogCoversReadModel(database, log, prepared.version.liveSchema);
+  }
+
   const target = liveTarget({ base, definition: coreProjectionDefinition });
   const kafkaProjector =
     roles.has('projector') && kafka
@@ -395,6 +399,33 @@ export function modelFromConfig(
   const modelConfig = loadModelConfigFromEnv(env);
   if (modelConfig) return createOpenAiCompatibleProvider(modelConfig);
   return options.offlineThread ? createOfflineProviderThread() : createOfflineProvider();
+}
+
+/**
+ * With the log and the read models in two stores (ADR 0030), an operating-system crash can take a
+ * tail from one and not the other (PGlite does not flush its files). A read model ahead of its log
+ * would make the projector skip the records appended next at the positions it believes applied:
+ * the node refuses to start instead, and says what to do.
+ */
+async function assertLogCoversReadModel(
+  database: Database,
+  log: MessageLog,
+  schema: string,
+): Promise<void> {
+  const applied = await readCheckpoint(database.db, schema, coreProjectionDefinition.name);
+  const head = await log.headPosition();
+  if (applied > head) {
+    const where =
+      database.target.kind === 'pglite' && database.target.dataDir
+        ? ` (${database.target.dataDir})`
+        : '';
+    throw new Error(
+      `the read models have applied the log through position ${applied}, but the log ends at ` +
+        `${head}: the log's store lost records the read models had applied. Everything in the ` +
+        `read models' store${where} is derived from the log: delete it and start again, and ` +
+        'it is projected anew from the log as it is',
+    );
+  }
 }
 
 /** Position of the space's record at `version` (0 for version 0). */
