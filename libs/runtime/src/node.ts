@@ -344,6 +344,15 @@ export async function startNode(
   projector?.start();
   await kafkaProjector?.start();
   consolidator?.start();
+  // The projector keeps the log's planner statistics after each batch (ADR 0029); a node that
+  // appends without one (ingest apart from the projector, ADR 0030) keeps them itself.
+  const logUpkeep =
+    roles.has('ingest') && !roles.has('projector') && log.maintain
+      ? setInterval(() => {
+          log.maintain!().catch(onError('log upkeep'));
+        }, LOG_UPKEEP_MS)
+      : null;
+  logUpkeep?.unref();
   let url: string | null = null;
   if (http && options.listen !== false) {
     url = await http.listen({ host: config.STRATAGATE_HOST, port: config.STRATAGATE_PORT });
@@ -371,6 +380,7 @@ export async function startNode(
       // Stop taking requests first, then let the loops finish their current batch.
       await http?.close();
       unobserveCache?.();
+      if (logUpkeep) clearInterval(logUpkeep);
       await consolidator?.stop();
       if (model !== options.model && 'close' in model) {
         await (model as ThreadedModelPort).close();
@@ -427,6 +437,9 @@ async function assertLogCoversReadModel(
     );
   }
 }
+
+/** How often a node that appends without a projector checks the log's statistics. */
+export const LOG_UPKEEP_MS = 1000;
 
 /** Position of the space's record at `version` (0 for version 0). */
 async function positionAt(log: MessageLog, space: SpaceRef, version: number): Promise<number> {
