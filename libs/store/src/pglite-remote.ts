@@ -21,8 +21,12 @@ export interface PGliteSession {
 
 /** What waits for an answer: taking the session, and a statement on it. */
 type Call =
-  | { op: 'acquire'; priority: SessionPriority }
-  | { op: 'query'; conn: number; sql: string; params: readonly unknown[] };
+  /** One statement outside a transaction: taken, run and released on the owner's thread. */
+  | { op: 'run'; priority: SessionPriority; sql: string; params: readonly unknown[] }
+  /** A transaction: the session is held from its BEGIN until the holder releases it. */
+  | { op: 'begin'; priority: SessionPriority; sql: string }
+  /** A statement of a held transaction; `end` (its COMMIT or ROLLBACK) releases it after. */
+  | { op: 'query'; conn: number; sql: string; params: readonly unknown[]; end?: boolean };
 
 type Request = (Call & { id: number }) | { op: 'release'; conn: number };
 
@@ -38,10 +42,12 @@ interface RemoteError {
 }
 
 /**
- * Serves `session` to the thread at the other end of `port`: it acquires the lock in its turn
- * (a remote append queues as foreground like a local one), runs statements on the held session
- * and releases it. A holder that goes away (the port closes) has its transaction rolled back and
- * the session released, so the owner's own work is never left waiting on a dead thread.
+ * Serves `session` to the thread at the other end of `port`. Each request takes the lock in its
+ * turn (a remote append queues as foreground like a local one). A statement outside a transaction
+ * is taken, run and released here in one step: the session is never held while a message crosses
+ * to the other thread, whose event loop may be busy. A transaction holds it from BEGIN until the
+ * holder releases it. A holder that goes away (the port closes) has its transaction rolled back
+ * and the session released, so the owner's own work is never left waiting on a dead thread.
  */
 export function hostPGliteSession(
   session: PGliteSession,
@@ -54,6 +60,13 @@ export function hostPGliteSession(
     if (!closed) port.postMessage(message);
   };
   const fail = (id: number, error: unknown) => reply({ id, ok: false, error: toRemote(error) });
+  const answer = (id: number, result: { rows: unknown[]; affectedRows?: number }) =>
+    reply({
+      id,
+      ok: true,
+      rows: result.rows,
+      ...(result.affectedRows !== undefined ? { affectedRows: result.affectedRows } : {}),
+    });
   const releaseAll = async () => {
     for (const [conn, release] of [...held]) {
       held.delete(conn);
@@ -68,10 +81,31 @@ export function hostPGliteSession(
   };
   port.on('message', (request: Request) => {
     switch (request.op) {
-      case 'acquire':
+      case 'run':
         session.lock.acquire(request.priority).then(
-          (release) => {
+          async (release) => {
+            try {
+              answer(request.id, await session.statements.query(request.sql, request.params));
+            } catch (error) {
+              fail(request.id, error);
+            } finally {
+              release();
+            }
+          },
+          (error: unknown) => fail(request.id, error),
+        );
+        return;
+      case 'begin':
+        session.lock.acquire(request.priority).then(
+          async (release) => {
             if (closed) return release();
+            try {
+              await session.statements.query(request.sql, []);
+            } catch (error) {
+              release();
+              fail(request.id, error);
+              return;
+            }
             const conn = ++nextConn;
             held.set(conn, release);
             reply({ id: request.id, ok: true, conn });
@@ -84,16 +118,18 @@ export function hostPGliteSession(
           fail(request.id, new Error(`embedded store: connection ${request.conn} is not held`));
           return;
         }
-        session.statements.query(request.sql, request.params).then(
-          (result) =>
-            reply({
-              id: request.id,
-              ok: true,
-              rows: result.rows as unknown[],
-              ...(result.affectedRows !== undefined ? { affectedRows: result.affectedRows } : {}),
-            }),
-          (error: unknown) => fail(request.id, error),
-        );
+        session.statements
+          .query(request.sql, request.params)
+          .then(
+            (result) => answer(request.id, result),
+            (error: unknown) => fail(request.id, error),
+          )
+          .finally(() => {
+            if (!request.end) return;
+            const release = held.get(request.conn);
+            held.delete(request.conn);
+            release?.();
+          });
         return;
       case 'release': {
         const release = held.get(request.conn);
@@ -196,28 +232,40 @@ class RemotePGliteDriver extends OneSessionDriver {
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    const { conn } = await this.client.call({ op: 'acquire', priority: this.priority });
-    return new RemotePGliteConnection(this.client, conn!);
+    // Nothing is taken yet: the first statement says whether this is a transaction.
+    return new RemotePGliteConnection(this.client, this.priority);
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    this.client.send({ op: 'release', conn: (connection as RemotePGliteConnection).conn });
+    const { conn } = connection as RemotePGliteConnection;
+    if (conn !== null) this.client.send({ op: 'release', conn });
   }
   async destroy(): Promise<void> {}
 }
 
 class RemotePGliteConnection implements DatabaseConnection {
+  /** The held session's handle, from the transaction's BEGIN on. */
+  conn: number | null = null;
+
   constructor(
     private readonly client: RemoteSessionClient,
-    readonly conn: number,
+    private readonly priority: SessionPriority,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.client.call({
-      op: 'query',
-      conn: this.conn,
-      sql: compiled.sql,
-      params: compiled.parameters,
-    });
+    const { sql, parameters: params } = compiled;
+    let result: Reply & { ok: true };
+    if (this.conn !== null) {
+      // The transaction's end gives the session back on the owner's thread, not a message later.
+      const end = params.length === 0 && /^\s*(commit|rollback)\s*$/i.test(sql);
+      const conn = this.conn;
+      if (end) this.conn = null;
+      result = await this.client.call({ op: 'query', conn, sql, params, ...(end ? { end } : {}) });
+    } else if (params.length === 0 && /^\s*(begin|start\s+transaction)\b/i.test(sql)) {
+      result = await this.client.call({ op: 'begin', priority: this.priority, sql });
+      this.conn = result.conn!;
+    } else {
+      result = await this.client.call({ op: 'run', priority: this.priority, sql, params });
+    }
     return {
       rows: (result.rows ?? []) as R[],
       ...(result.affectedRows !== undefined
