@@ -251,9 +251,11 @@ function ingestMarkdown(results: BackendResult[], ingestOnly: number[]): string 
     '## Where the embedded time goes',
     '',
     `The same closed loop against a process running only the ingest and query roles reaches a median of ${median(ingestOnly)} turns/s (runs ${ingestOnly.join(', ')}).`,
-    'With all four roles, the projector and the consolidator (offline summaries, memory-event',
-    'extraction and graph proposals for every sealed block) share the single PGlite session and the',
-    'single JavaScript thread with ingest, which is why the all-roles figure above is lower.',
+    'With all four roles on a new data directory, ingest and query run on the main thread with the',
+    "log's PGlite store, and the projector and the consolidator (offline summaries, memory-event",
+    'extraction and graph proposals for every sealed block) run in a worker thread with the',
+    "read-model store (ADR 0030). The two threads share the machine's cores with the load",
+    'generator, and each reaches the other store through a port.',
     '',
   ];
   if (results.length > 1) {
