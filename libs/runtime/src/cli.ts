@@ -73,12 +73,13 @@ withStoreOptions(
   // consolidator get a worker thread of their own (ADRs 0016 and 0030).
   const placed = placeRoles(config);
   const split = placed ? splitEmbeddedDir(config) : null;
-  let node: StrataGateNode;
+  // Null until the main thread's roles run (the worker starts first on the embedded store).
+  let started: StrataGateNode | null = null;
   let background: BackgroundThread | null = null;
   let closeStores = async () => {};
   const onBackgroundExit = (reason: string) => {
     console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
-    void node.stop().finally(() => process.exit(1));
+    void (started ? started.stop() : Promise.resolve()).finally(() => process.exit(1));
   };
   if (placed && split) {
     // This thread owns the log's store and serves it to the worker, which owns the read models'
@@ -99,7 +100,7 @@ withStoreOptions(
         log: log.port2,
         readModel: readModel.port2,
       });
-      node = await startNode(
+      started = await startNode(
         { ...config, STRATAGATE_ROLES: placed.main },
         { database, logDatabase, closeDatabases: false },
       );
@@ -109,16 +110,17 @@ withStoreOptions(
       throw error;
     }
   } else {
-    node = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
+    started = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
     if (placed) {
       try {
         background = await startBackgroundThread(config, placed.background, onBackgroundExit);
       } catch (error) {
-        await node.stop();
+        await started.stop();
         throw error;
       }
     }
   }
+  const node: StrataGateNode = started;
   const where = config.DATABASE_URL ? 'Postgres server' : `PGlite in ${config.STRATAGATE_DATA_DIR}`;
   console.log(
     placed
