@@ -183,6 +183,12 @@ export async function startNode(
     await assertLogCoversReadModel(database, log, prepared.version.liveSchema);
   }
 
+  // The log's planner statistics are kept by the thread that owns its store (ADR 0029): by the
+  // projector after each batch, or by the upkeep below where no projector runs. On the embedded
+  // split layout the worker's projector reaches the log through a port; the main thread, which
+  // owns it, keeps them there (ADR 0030).
+  const logServedElsewhere = logDatabase !== database && !logDatabase.session;
+
   const target = liveTarget({ base, definition: coreProjectionDefinition });
   const kafkaProjector =
     roles.has('projector') && kafka
@@ -201,7 +207,7 @@ export async function startNode(
     roles.has('projector') && !kafka
       ? createProjector({
           db: database.db,
-          log,
+          log: logServedElsewhere ? withoutUpkeep(log) : log,
           target,
           onError: onError('projector'),
           // One session for every role (PGlite): an acknowledgement waits for the batch in
@@ -344,10 +350,8 @@ export async function startNode(
   projector?.start();
   await kafkaProjector?.start();
   consolidator?.start();
-  // The projector keeps the log's planner statistics after each batch (ADR 0029); a node that
-  // appends without one (ingest apart from the projector, ADR 0030) keeps them itself.
   const logUpkeep =
-    roles.has('ingest') && !roles.has('projector') && log.maintain
+    !logServedElsewhere && !roles.has('projector') && log.maintain
       ? setInterval(() => {
           log.maintain!().catch(onError('log upkeep'));
         }, LOG_UPKEEP_MS)
@@ -438,7 +442,13 @@ async function assertLogCoversReadModel(
   }
 }
 
-/** How often a node that appends without a projector checks the log's statistics. */
+/** The log without its upkeep, for a projector whose log another thread keeps. */
+function withoutUpkeep(log: MessageLog): MessageLog {
+  const { maintain: _kept, ...rest } = log;
+  return rest;
+}
+
+/** How often a node that owns the log's store but runs no projector checks its statistics. */
 export const LOG_UPKEEP_MS = 1000;
 
 /** Position of the space's record at `version` (0 for version 0). */

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { PGliteDialect, SessionLock } from './pglite-dialect.ts';
+import { pgliteDialect, SessionLock } from './pglite-dialect.ts';
 import { PGliteStatements } from './pglite-statements.ts';
 import { PreparedStatementPool } from './pg-statements.ts';
 import type { PGliteSession } from './pglite-remote.ts';
@@ -91,10 +91,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   // One session: one lock and one set of prepared statements for every dialect over it.
   const statements = new PGliteStatements(client);
   const db = new Kysely<unknown>({
-    dialect: new PGliteDialect(client, { lock, statements }),
+    dialect: pgliteDialect(client, { lock, statements }),
   }) as AnyDb;
   const foreground = new Kysely<unknown>({
-    dialect: new PGliteDialect(client, {
+    dialect: pgliteDialect(client, {
       lock,
       statements,
       priority: 'foreground',

@@ -20,26 +20,11 @@ import { PGliteStatements } from './pglite-statements.ts';
  * a plain query only for its own round trip. (kysely-pglite's driver has no such lock; see
  * docs/adr/0003-embedded-postgres.md.)
  */
-export class PGliteDialect implements Dialect {
-  constructor(
-    private readonly client: PGlite,
-    private readonly options: PGliteDialectOptions = {},
-  ) {}
-  createAdapter() {
-    return new PostgresAdapter();
-  }
-  createDriver(): Driver {
-    return new PGliteDriver(this.client, this.options);
-  }
-  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) {
-    return new PostgresIntrospector(db);
-  }
-  createQueryCompiler() {
-    return new PostgresQueryCompiler();
-  }
+export function pgliteDialect(client: PGlite, options: PGliteDialectOptions = {}): Dialect {
+  return postgresDialect(() => new PGliteDriver(client, options));
 }
 
-/** A Postgres dialect whose driver is `createDriver`'s (an embedded session served elsewhere). */
+/** A Postgres dialect whose driver is `createDriver`'s (one embedded session, here or elsewhere). */
 export function postgresDialect(createDriver: () => Driver): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
