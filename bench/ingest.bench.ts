@@ -88,12 +88,30 @@ export async function openLoop(
   return { rate, latency: summarize(latencies) };
 }
 
+/**
+ * The log head and the projected position (both global on the Postgres-table log), read through
+ * the status of `space`, which must already be projected: a space the projector has not reached
+ * answers 404 without positions. (Until 2026-12-03 the lag tracker sampled the burst's own new
+ * space: its first sample was that 404, and no later sample counted, so every lag it reported was
+ * the time since the burst began, and "under 1 s" meant "caught up".)
+ */
 async function positions(server: BenchServer, space: string) {
   const res = await fetch(`${server.url}/v1/spaces/${space}/status`, {
     headers: { authorization: `Bearer ${server.key}` },
   });
-  const body = (await res.json()) as { projectedPosition: number; logPosition: number };
-  return body;
+  const body = (await res.json()) as { projectedPosition?: number; logPosition?: number };
+  if (res.status === 404) return null;
+  if (res.status !== 200 || body.projectedPosition == null || body.logPosition == null) {
+    throw new Error(`status of space ${space} answered ${res.status}: ${JSON.stringify(body)}`);
+  }
+  return { projectedPosition: body.projectedPosition, logPosition: body.logPosition };
+}
+
+/** `positions` of a space that must be projected already (the lag tracker's samples). */
+async function projectedSpacePositions(server: BenchServer, space: string) {
+  const p = await positions(server, space);
+  if (!p) throw new Error(`lag tracker: space ${space} is not projected yet; give one that is`);
+  return p;
 }
 
 /** Seconds from `since` until the projector has applied everything in the log. */
@@ -106,7 +124,7 @@ export async function catchUpSeconds(
   for (;;) {
     const p = await positions(server, space);
     const elapsed = (performance.now() - since) / 1000;
-    if (p.projectedPosition >= p.logPosition) return round(elapsed, 2);
+    if (p && p.projectedPosition >= p.logPosition) return round(elapsed, 2);
     if (elapsed > timeoutS) return Infinity;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -114,6 +132,8 @@ export async function catchUpSeconds(
 
 /**
  * Projection lag in time, as an operator sees it: the age of the oldest record not yet applied.
+ * `space` only reaches the status endpoint (the positions are global): it must be projected
+ * already when the tracker starts.
  * While the load runs, the log head is sampled (every `sampleMs`, 100 ms), which gives when each position
  * was appended (the first sample that saw it; at most one sample late). `lagAfter(end)` then polls
  * the projected position until it reaches the head and returns the seconds after `end` from which
@@ -124,7 +144,7 @@ export function lagTracker(server: BenchServer, space: string, sampleMs = 100) {
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const p = await positions(server, space);
+      const p = await projectedSpacePositions(server, space);
       const at = performance.now();
       if (appended.length === 0 || p.logPosition > appended[appended.length - 1]!.position) {
         appended.push({ at, position: p.logPosition });
@@ -148,7 +168,7 @@ export function lagTracker(server: BenchServer, space: string, sampleMs = 100) {
       let under: number | null = null;
       let maxLagS = 0;
       for (;;) {
-        const p = await positions(server, space);
+        const p = await projectedSpacePositions(server, space);
         const now = performance.now();
         if (appended.length === 0 || p.logPosition > appended[appended.length - 1]!.position) {
           appended.push({ at: now, position: p.logPosition });
@@ -187,7 +207,7 @@ export async function quiescent(
   let head = -1;
   let movedAt = started;
   for (;;) {
-    const p = await positions(server, space);
+    const p = await projectedSpacePositions(server, space);
     const now = performance.now();
     if (p.logPosition !== head) {
       head = p.logPosition;

@@ -123,7 +123,8 @@ async function measure(backend: string, server: BenchServer): Promise<BackendRes
     // blocks of what came before (its backlog would otherwise decide the result).
     const quietS = await quiescent(server, 'rate-0');
     console.log(`[${backend}] burst ${run} of ${burstTurns} turns (quiet after ${quietS} s)`);
-    const tracker = lagTracker(server, `burst${run}-0`);
+    // The positions are global; an existing space reaches them (the burst's own is not there yet).
+    const tracker = lagTracker(server, 'rate-0');
     const burst = await closedLoop(server, burstTurns, 64, 50, `burst${run}`);
     const burstEnd = performance.now();
     const lag = await tracker.lagAfter(burstEnd);
@@ -240,10 +241,20 @@ function ingestMarkdown(results: BackendResult[], ingestOnly: number[]): string 
     'projected and no record appended for 2 s, so the consolidator has finished the blocks of the',
     'runs before.',
     '',
-    'The lag is the age of the oldest record not yet applied: the bench samples the log head every',
-    '100 ms while the burst runs (when each position was appended, at most one sample late) and then',
-    "the projected position, both from the space's `status`. The projected position counts a sealed",
-    "block as applied once its messages are in raw search too (ADR 0014). The last column is stricter: it waits until the projector has applied everything, including the consolidator's records for the burst's blocks, which keep arriving after it.",
+    'The lag is the age of the oldest record not yet applied. While the burst runs, the bench samples',
+    'the log head every 100 ms; that gives when each position was appended, at most one sample late.',
+    'After the burst it samples the projected position. Both come from the `status` of a space',
+    'projected before the burst; the positions are global. The projected position counts a sealed',
+    'block as applied only once its messages are in raw search too (ADR 0014). The last column is',
+    "stricter: it waits until the projector has applied everything, including the consolidator's",
+    "records for the burst's blocks, which keep arriving after it. Before 2026-12-03 the samples were",
+    "read through the burst's own space, which did not exist yet when the burst began. The first",
+    'sample was then a 404, and no later sample counted. So the lag columns of earlier runs measured',
+    'the time until everything was applied (ADR 0031).',
+    '',
+    `Turns wait while the lag is over ${process.env.STRATAGATE_MAX_PROJECTION_LAG_MS ?? '3,000'} ms`,
+    '(`STRATAGATE_MAX_PROJECTION_LAG_MS`, ADR 0031). A burst therefore runs at the pace the projector',
+    'keeps, and the closed loops do too once they reach the bound.',
     '',
     'Targets (issue 2): ≥ 1,000 turns/s embedded, ≥ 2,000 turns/s on local Postgres, p99 ack ≤ 50 ms',
     'at 200 turns/s, projection lag back under 1 s within 5 s after a 10,000-turn burst.',

@@ -11,6 +11,15 @@ import { spawnServer, type SpawnedServer } from './support/spawn-server.ts';
 const onServer = Boolean(process.env.DATABASE_URL);
 const skipNote = onServer ? '' : ' [skipped: needs a Postgres server (DATABASE_URL)]';
 const BACKGROUND = 'roles [ingest, query] and, in a background thread, [projector, consolidator]';
+/**
+ * Every turn after the first waits until the projector has applied the one before (a bound of
+ * 1 ms), and nothing but a report from the worker lets it go (ADR 0031): without the reports the
+ * second turn would wait ten minutes, past the test's timeout.
+ */
+const HELD_BY_THE_WORKER = {
+  STRATAGATE_MAX_PROJECTION_LAG_MS: '1',
+  STRATAGATE_BACKPRESSURE_MAX_WAIT_MS: '600000',
+};
 
 const call = (
   server: SpawnedServer,
@@ -58,7 +67,8 @@ const turnRanges = async (server: SpawnedServer) =>
 
 /**
  * Posts 14 turns (blocks of 6) to a server whose main thread runs only ingest and query: the
- * worker's projector and consolidator make both blocks ready and project it all. Then SIGTERM:
+ * worker's projector and consolidator make both blocks ready and project it all. Started with
+ * HELD_BY_THE_WORKER, each turn is admitted on the worker's report of the one before. Then SIGTERM:
  * the HTTP server closes, the worker's roles finish their batch, exit code 0.
  */
 async function servesThroughTheWorker(server: SpawnedServer) {
@@ -91,12 +101,13 @@ describe('serve on a Postgres server: projector and consolidator in a background
   });
 
   it.skipIf(!onServer)(
-    `projects and consolidates what the main thread acknowledges, and stops cleanly${skipNote}`,
+    `projects and consolidates what the main thread acknowledges, reports its progress to the main thread's ingest, and stops cleanly${skipNote}`,
     async () => {
       const db = await openTestDatabase('background_thread');
       cleanup.push(() => db.close());
       const server: SpawnedServer = await spawnServer(['--database-url', db.url!], {
         STRATAGATE_LOG_LEVEL: 'silent',
+        ...HELD_BY_THE_WORKER,
       });
       cleanup.push(() => server.stop());
       await servesThroughTheWorker(server);
@@ -115,9 +126,12 @@ describe('serve on an embedded data directory: the log and the read models in tw
     return dir;
   };
 
-  it('a new directory gets the split layout: the worker projects what the main thread acknowledges, and a restart keeps it all', async () => {
+  it('a new directory gets the split layout: the worker projects what the main thread acknowledges and reports its progress there, and a restart keeps it all', async () => {
     const dir = await tempDir();
-    const first = await spawnServer(['--data-dir', dir], { STRATAGATE_LOG_LEVEL: 'silent' });
+    const first = await spawnServer(['--data-dir', dir], {
+      STRATAGATE_LOG_LEVEL: 'silent',
+      ...HELD_BY_THE_WORKER,
+    });
     cleanup.push(() => first.stop());
     expect(existsSync(join(dir, 'log', 'PG_VERSION'))).toBe(true);
     expect(existsSync(join(dir, 'read-model', 'PG_VERSION'))).toBe(true);

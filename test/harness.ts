@@ -1,4 +1,4 @@
-import { loadConfig, startNode, type StrataGateNode } from '@stratagate/runtime';
+import { loadConfig, startNode, type NodeOptions, type StrataGateNode } from '@stratagate/runtime';
 import { openTestDatabase } from '@stratagate/store';
 import {
   createOpenAiCompatibleProvider,
@@ -38,6 +38,8 @@ export async function startTestNode(
     now?: () => Date;
     /** Further settings by env name (e.g. STRATAGATE_REMEMBER_ENABLED). */
     config?: Record<string, string>;
+    /** Further `startNode` options. */
+    node?: Omit<NodeOptions, 'database' | 'logger' | 'listen' | 'model' | 'now'>;
   } = {},
 ): Promise<TestNode> {
   const database = await openTestDatabase(label);
@@ -55,6 +57,7 @@ export async function startTestNode(
     listen: false,
     ...(options.model ? { model: options.model } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...options.node,
   });
   const key = node.createdKey!;
   const request: TestNode['request'] = async (method, url, body, asKey = key) => {

@@ -12,11 +12,14 @@ import { embeddedTargets } from './stores.ts';
  */
 const port = parentPort!;
 const post = (message: BackgroundMessage) => port.postMessage(message);
-const { config, embedded } = workerData as BackgroundData;
+const { config, embedded, reportProjected } = workerData as BackgroundData;
+const onProjected = reportProjected
+  ? { onProjected: (position: number) => post({ type: 'projected', position }) }
+  : {};
 
 async function start(): Promise<{ node: StrataGateNode; close: () => Promise<void> }> {
   if (!embedded) {
-    const node = await startNode(config, { listen: false, bootstrapKey: false });
+    const node = await startNode(config, { listen: false, bootstrapKey: false, ...onProjected });
     return { node, close: async () => {} };
   }
   const targets = embeddedTargets(config.STRATAGATE_DATA_DIR);
@@ -35,6 +38,7 @@ async function start(): Promise<{ node: StrataGateNode; close: () => Promise<voi
       database,
       logDatabase,
       closeDatabases: false,
+      ...onProjected,
     });
     return { node, close };
   } catch (error) {

@@ -41,9 +41,15 @@ export interface BackgroundThread {
   stop(): Promise<void>;
 }
 
-/** What the worker posts to the main thread. */
+/**
+ * What the worker posts to the main thread. `projected`: the position through which the read
+ * model is complete, after each projector batch and indexing slice, when asked for (ADR 0031).
+ */
 export type BackgroundMessage =
-  { type: 'started' } | { type: 'failed'; message: string } | { type: 'stopped' };
+  | { type: 'started' }
+  | { type: 'failed'; message: string }
+  | { type: 'stopped' }
+  | { type: 'projected'; position: number };
 
 /**
  * The ports of the embedded split layout (ADR 0030), both transferred to the worker: `log` is
@@ -59,6 +65,8 @@ export interface EmbeddedPorts {
 export interface BackgroundData {
   config: Config;
   embedded?: EmbeddedPorts;
+  /** Post `projected` messages: the main thread's ingest holds turns back on them (ADR 0031). */
+  reportProjected?: boolean;
 }
 
 /**
@@ -72,18 +80,28 @@ export async function startBackgroundThread(
   roles: Role[],
   onExit: (reason: string) => void,
   embedded?: EmbeddedPorts,
+  onProjected?: (position: number) => void,
 ): Promise<BackgroundThread> {
   const workerConfig: Config = {
     ...config,
     STRATAGATE_ROLES: roles,
     STRATAGATE_API_KEY: undefined,
   };
-  const data: BackgroundData = { config: workerConfig, ...(embedded ? { embedded } : {}) };
+  const data: BackgroundData = {
+    config: workerConfig,
+    ...(embedded ? { embedded } : {}),
+    ...(onProjected ? { reportProjected: true } : {}),
+  };
   const worker = new Worker(new URL('./background-thread.worker.mjs', import.meta.url), {
     workerData: data,
     transferList: embedded ? [embedded.log, embedded.readModel] : [],
   });
   let stopping = false;
+  if (onProjected) {
+    worker.on('message', (m: BackgroundMessage) => {
+      if (m.type === 'projected') onProjected(m.position);
+    });
+  }
   await new Promise<void>((resolve, reject) => {
     const onMessage = (m: BackgroundMessage) => {
       if (m.type === 'started') {

@@ -16,7 +16,7 @@ import {
 import { MessageChannel } from 'node:worker_threads';
 import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
-import { startNode, type StrataGateNode } from './node.ts';
+import { projectionBackpressure, startNode, type StrataGateNode } from './node.ts';
 import { embeddedTargets, openStores, splitEmbeddedDir } from './stores.ts';
 import { placeRoles, startBackgroundThread, type BackgroundThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
@@ -77,6 +77,13 @@ withStoreOptions(
   let started: StrataGateNode | null = null;
   let background: BackgroundThread | null = null;
   let closeStores = async () => {};
+  // Turns acknowledged here and projected in the worker: its reports bound how far they run
+  // ahead (ADR 0031).
+  const backpressure =
+    placed?.main.includes('ingest') && placed.background.includes('projector')
+      ? projectionBackpressure(config)
+      : null;
+  const onProjected = backpressure ? (p: number) => backpressure.applied(p) : undefined;
   const onBackgroundExit = (reason: string) => {
     console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
     void (started ? started.stop() : Promise.resolve()).finally(() => process.exit(1));
@@ -96,13 +103,16 @@ withStoreOptions(
       await logDatabase.close();
     };
     try {
-      background = await startBackgroundThread(config, placed.background, onBackgroundExit, {
-        log: log.port2,
-        readModel: readModel.port2,
-      });
+      background = await startBackgroundThread(
+        config,
+        placed.background,
+        onBackgroundExit,
+        { log: log.port2, readModel: readModel.port2 },
+        onProjected,
+      );
       started = await startNode(
         { ...config, STRATAGATE_ROLES: placed.main },
-        { database, logDatabase, closeDatabases: false },
+        { database, logDatabase, closeDatabases: false, backpressure },
       );
     } catch (error) {
       await background?.stop();
@@ -110,10 +120,19 @@ withStoreOptions(
       throw error;
     }
   } else {
-    started = await startNode(placed ? { ...config, STRATAGATE_ROLES: placed.main } : config);
+    started = await startNode(
+      placed ? { ...config, STRATAGATE_ROLES: placed.main } : config,
+      placed ? { backpressure } : {},
+    );
     if (placed) {
       try {
-        background = await startBackgroundThread(config, placed.background, onBackgroundExit);
+        background = await startBackgroundThread(
+          config,
+          placed.background,
+          onBackgroundExit,
+          undefined,
+          onProjected,
+        );
       } catch (error) {
         await started.stop();
         throw error;

@@ -144,6 +144,24 @@ export const ConfigSchema = z
       .describe(
         'Postgres-table log: consolidation waits (at most 10 s per busy period) while others append more records per second than this; 0 never waits (ADR 0026)',
       ),
+    STRATAGATE_MAX_PROJECTION_LAG_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .default(3_000)
+      .describe(
+        'Postgres-table log, projector in the same process as ingest: a turn waits before its append while the oldest record not yet projected is older than this; 0 never waits (ADR 0031)',
+      ),
+    STRATAGATE_BACKPRESSURE_MAX_WAIT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(5_000)
+      .describe(
+        'longest one turn waits for the projection lag to come down before it is appended anyway (ADR 0031)',
+      ),
     STRATAGATE_EMBEDDED_BATCH_MS: z.coerce
       .number()
       .min(1)

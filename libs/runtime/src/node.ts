@@ -2,7 +2,12 @@ import pino, { type Logger } from 'pino';
 import { spaceKey, type SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
-import { ingestRoutes, SpaceWriterService, WriterSnapshotStore } from '@stratagate/ingest';
+import {
+  ingestRoutes,
+  ProjectionBackpressure,
+  SpaceWriterService,
+  WriterSnapshotStore,
+} from '@stratagate/ingest';
 import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
@@ -76,6 +81,8 @@ export interface StrataGateNode {
   createdKey: string | null;
   /** The query role's posting cache (ADR 0018); null without the query role. */
   postingCache: PostingCache | null;
+  /** What holds turns back while the projection lags (ADR 0031); null where nothing does. */
+  backpressure: ProjectionBackpressure | null;
   stop(): Promise<void>;
 }
 
@@ -98,6 +105,29 @@ export interface NodeOptions {
   closeDatabases?: boolean;
   /** Install OpenTelemetry for this process (default true). A no-op when something already did. */
   telemetry?: boolean;
+  /**
+   * For the ingest role when the projector runs elsewhere in this process (the background
+   * thread): the gate its reports feed (ADR 0031). Where the node runs both roles it makes its own.
+   */
+  backpressure?: ProjectionBackpressure | null;
+  /**
+   * For the projector when ingest runs elsewhere in this process: called with the position
+   * through which the read model is complete after each batch and indexing slice (ADR 0031).
+   */
+  onProjected?: (position: number) => void;
+}
+
+/**
+ * The gate that bounds the projection lag of the turns a process appends (ADR 0031), or null when
+ * it is off (STRATAGATE_MAX_PROJECTION_LAG_MS=0) or the log is Kafka, whose lag is per partition.
+ */
+export function projectionBackpressure(config: Config): ProjectionBackpressure | null {
+  if (config.STRATAGATE_MAX_PROJECTION_LAG_MS === 0) return null;
+  if (config.STRATAGATE_LOG_BACKEND === 'kafka') return null;
+  return new ProjectionBackpressure({
+    maxLagMs: config.STRATAGATE_MAX_PROJECTION_LAG_MS,
+    maxWaitMs: config.STRATAGATE_BACKPRESSURE_MAX_WAIT_MS,
+  });
 }
 
 /** Wires the roles named in the config into one process: all four for `npm start`. */
@@ -189,6 +219,24 @@ export async function startNode(
   // owns it, keeps them there (ADR 0030).
   const logServedElsewhere = logDatabase !== database && !logDatabase.session;
 
+  // Where turns are appended and projected in this process, the projector's progress bounds how
+  // far the turns may run ahead (ADR 0031).
+  const backpressure =
+    options.backpressure !== undefined
+      ? options.backpressure
+      : roles.has('ingest') && roles.has('projector')
+        ? projectionBackpressure(config)
+        : null;
+  const onProjected = options.onProjected;
+  const reportProgress =
+    roles.has('projector') && !kafka && (onProjected || backpressure)
+      ? coalesce(async (schema: string) => {
+          const position = await tableProjected(schema);
+          backpressure?.applied(position);
+          onProjected?.(position);
+        }, onError('projector progress'))
+      : null;
+
   const target = liveTarget({ base, definition: coreProjectionDefinition });
   const kafkaProjector =
     roles.has('projector') && kafka
@@ -218,6 +266,7 @@ export async function startNode(
           // ... and a batch or an indexing slice gives the session up early to an append that
           // waits for it (ADR 0023).
           ...(database.foregroundWaiting ? { yieldWhen: database.foregroundWaiting } : {}),
+          ...(reportProgress ? { onProgress: reportProgress.run } : {}),
         })
       : null;
   /**
@@ -275,7 +324,9 @@ export async function startNode(
       if (logger) logger.warn({ err: error }, 'space writer snapshot not saved; tried again later');
     },
   });
-  if (roles.has('ingest')) routes.push(ingestRoutes({ log, writer, now }));
+  if (roles.has('ingest')) {
+    routes.push(ingestRoutes({ log, writer, now, ...(backpressure ? { backpressure } : {}) }));
+  }
   if (roles.has('query')) {
     const pinned = requestReadModel(readModel);
     const shared = {
@@ -378,6 +429,7 @@ export async function startNode(
     url,
     createdKey,
     postingCache,
+    backpressure: roles.has('ingest') ? backpressure : null,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -390,6 +442,7 @@ export async function startNode(
         await (model as ThreadedModelPort).close();
       }
       await projector?.stop();
+      await reportProgress?.settled();
       await kafkaProjector?.stop();
       await writer.flush();
       await log.close();
@@ -440,6 +493,36 @@ async function assertLogCoversReadModel(
         'it is projected anew from the log as it is',
     );
   }
+}
+
+/**
+ * Runs `work` for the latest argument given, one run at a time: calls while a run is in progress
+ * leave one more run, with the last of their arguments, after it.
+ */
+function coalesce<T>(work: (arg: T) => Promise<void>, onError: (error: unknown) => void) {
+  let pending: { arg: T } | null = null;
+  let running: Promise<void> | null = null;
+  const drain = async () => {
+    while (pending) {
+      const { arg } = pending;
+      pending = null;
+      try {
+        await work(arg);
+      } catch (error) {
+        onError(error);
+      }
+    }
+    running = null;
+  };
+  return {
+    run(arg: T) {
+      pending = { arg };
+      running ??= drain();
+    },
+    async settled() {
+      while (running) await running;
+    },
+  };
 }
 
 /** The log without its upkeep, for a projector whose log another thread keeps. */

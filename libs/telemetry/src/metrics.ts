@@ -14,6 +14,7 @@ export const METRIC = {
   projectionBatchDuration: 'stratagate.projection.batch.duration',
   projectionLag: 'stratagate.projection.lag',
   consolidationJobDuration: 'stratagate.consolidation.job.duration',
+  ingestBackpressureWait: 'stratagate.ingest.backpressure.wait',
   searchCacheBytes: 'stratagate.search.cache.bytes',
   searchCacheTerms: 'stratagate.search.cache.terms',
   searchCacheHits: 'stratagate.search.cache.hits',
@@ -38,6 +39,7 @@ interface Instruments {
   recordsAppended: Counter;
   projectionBatchDuration: Histogram;
   consolidationJobDuration: Histogram;
+  ingestBackpressureWait: Histogram;
 }
 
 /** Last lag reported per projection and partition; read by the observable gauge on collection. */
@@ -65,6 +67,12 @@ function instruments(): Instruments {
     }),
     consolidationJobDuration: meter.createHistogram(METRIC.consolidationJobDuration, {
       description: 'Time of one consolidation job (model call and append)',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    ingestBackpressureWait: meter.createHistogram(METRIC.ingestBackpressureWait, {
+      description:
+        'Time a turn waited before its append while the projection lag was over its bound (ADR 0031)',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     }),
@@ -190,4 +198,13 @@ export function recordConsolidationJob(job: string, seconds: number, outcome: Jo
     [ATTR.job]: job,
     [ATTR.outcome]: outcome,
   });
+}
+
+/**
+ * A turn that waited for the projection lag to come down before its append (ADR 0031):
+ * `admitted` when the lag came back within the bound, `timed_out` when it went ahead after the
+ * longest wait.
+ */
+export function recordBackpressureWait(seconds: number, outcome: 'admitted' | 'timed_out'): void {
+  instruments().ingestBackpressureWait.record(seconds, { [ATTR.outcome]: outcome });
 }

@@ -17,6 +17,8 @@ import {
   type TypedApp,
 } from '@stratagate/http';
 import type { MessageLog } from '@stratagate/log';
+import { recordBackpressureWait } from '@stratagate/telemetry';
+import type { ProjectionBackpressure } from './backpressure.ts';
 import { newId, type SpaceWriterService } from './space-writer.service.ts';
 import {
   CloseThreadNothingReply,
@@ -34,6 +36,11 @@ export interface IngestContext {
   log: MessageLog;
   writer: SpaceWriterService;
   now: () => Date;
+  /**
+   * Where the projector runs in this process: a turn waits while its projection lag is over the
+   * bound (ADR 0031).
+   */
+  backpressure?: ProjectionBackpressure;
 }
 
 const SpaceParams = z.object({ spaceId: SpaceIdParam });
@@ -47,7 +54,7 @@ export function ingestRoutes(ctx: IngestContext) {
           tags: ['ingest'],
           summary: 'Record a finished turn of a thread',
           description:
-            'Appends the turn to the space log and answers once it is durable. Sealing into blocks happens in the same append when the thread reaches the block size. The same `turnId` again answers the same body with `Idempotent-Replayed: true` and appends nothing; the same id with a different body is 409.',
+            'Appends the turn to the space log and answers once it is durable. Sealing into blocks happens in the same append when the thread reaches the block size. The same `turnId` again answers the same body with `Idempotent-Replayed: true` and appends nothing; the same id with a different body is 409. Under overload the turn may wait before its append until projection is back within its lag bound (`STRATAGATE_MAX_PROJECTION_LAG_MS`, at most `STRATAGATE_BACKPRESSURE_MAX_WAIT_MS`; ADR 0031).',
           params: SpaceParams,
           body: PostTurnBody,
           response: {
@@ -79,6 +86,15 @@ export function ingestRoutes(ctx: IngestContext) {
           content: m.content,
           toolCalls: (m.toolCalls ?? []).map((t) => ({ ...t })),
         }));
+        if (ctx.backpressure) {
+          const admission = await ctx.backpressure.admit();
+          if (admission.waitedMs > 0) {
+            recordBackpressureWait(
+              admission.waitedMs / 1000,
+              admission.timedOut ? 'timed_out' : 'admitted',
+            );
+          }
+        }
         const outcome = await ctx.writer.write(
           space,
           { occurredAt, threadId, idempotencyKey: `turn:${turnId}` },
@@ -98,6 +114,8 @@ export function ingestRoutes(ctx: IngestContext) {
           reply.header('idempotent-replayed', 'true');
           return reply.code(202).send(replay);
         }
+        const last = outcome.records.at(-1);
+        if (last) ctx.backpressure?.appended(last.position);
         return reply.code(202).send(answer(outcome.records));
       },
     );

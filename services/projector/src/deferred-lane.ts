@@ -53,6 +53,8 @@ export function deferredLane(options: {
   yieldWhen?: () => boolean;
   /** Least time between the starts of two kicked slices (default LANE_PACE_MS; 0: none). */
   paceMs?: number;
+  /** After each slice that took items off the queue (committed). */
+  onSlice?: (schema: string) => void;
 }): DeferredLane {
   const { db, yieldWhen } = options;
   const paceMs = options.paceMs ?? LANE_PACE_MS;
@@ -113,6 +115,7 @@ export function deferredLane(options: {
       sizer?.observe(n, heldMs);
       if (n === 0) break;
       drained += n;
+      options.onSlice?.(schema);
     }
     if (drained > 0) await options.afterDrain?.(schema);
   }

@@ -38,6 +38,11 @@ export interface ProjectorSettings {
   onError?: (error: unknown) => void;
   /** After each committed batch (progress reporting). */
   onBatch?: (batch: { schema: string; from: number; to: number; records: number }) => void;
+  /**
+   * After each committed batch and each committed indexing-lane slice: where the read model is
+   * complete may have moved (the checkpoint, or the oldest seal still queued for raw search).
+   */
+  onProgress?: (schema: string) => void;
 }
 
 /** One schema (`schema` + `projection`), or a target that may move (the live version). */
@@ -102,6 +107,7 @@ export function createProjector(options: ProjectorOptions): Projector {
     afterDrain: async (schema) => {
       if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
     },
+    ...(options.onProgress ? { onSlice: options.onProgress } : {}),
   });
 
   async function resolve(): Promise<ResolvedTarget> {
@@ -177,6 +183,7 @@ export function createProjector(options: ProjectorOptions): Projector {
     await log.maintain?.();
     await reportLag(name, to);
     options.onBatch?.({ schema: t.schema, from, to, records: applied });
+    options.onProgress?.(t.schema);
     // A batch cut short for a waiting caller has more behind it.
     return { full: applied < stored.length || stored.length >= limit };
   }
