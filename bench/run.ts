@@ -192,6 +192,17 @@ async function postgres(base: string): Promise<BackendResult> {
   }
 }
 
+/** What the server's backpressure setting (ADR 0031) was, as the environment passed it on. */
+function gateText(maxLagMs: string | undefined): string {
+  if (maxLagMs === '0')
+    return 'Turns did not wait for projection (`STRATAGATE_MAX_PROJECTION_LAG_MS=0`).';
+  return [
+    `Turns wait while the lag is over ${maxLagMs ?? '3000'} ms (\`STRATAGATE_MAX_PROJECTION_LAG_MS\`, ADR 0031).`,
+    'A burst therefore runs at the pace the projector keeps, and the closed loops do too once they',
+    'reach the bound.',
+  ].join('\n');
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const INGEST_SECTIONS = [
@@ -252,9 +263,7 @@ function ingestMarkdown(results: BackendResult[], ingestOnly: number[]): string 
     'sample was then a 404, and no later sample counted. So the lag columns of earlier runs measured',
     'the time until everything was applied (ADR 0031).',
     '',
-    `Turns wait while the lag is over ${process.env.STRATAGATE_MAX_PROJECTION_LAG_MS ?? '3,000'} ms`,
-    '(`STRATAGATE_MAX_PROJECTION_LAG_MS`, ADR 0031). A burst therefore runs at the pace the projector',
-    'keeps, and the closed loops do too once they reach the bound.',
+    gateText(process.env.STRATAGATE_MAX_PROJECTION_LAG_MS),
     '',
     'Targets (issue 2): ≥ 1,000 turns/s embedded, ≥ 2,000 turns/s on local Postgres, p99 ack ≤ 50 ms',
     'at 200 turns/s, projection lag back under 1 s within 5 s after a 10,000-turn burst.',
