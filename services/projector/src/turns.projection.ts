@@ -1,6 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord, RecordOf } from '@stratagate/domain';
-import type { ReadModelTables } from '@stratagate/store';
+import {
+  MESSAGE_COLUMN_TYPES,
+  TURN_COLUMN_TYPES,
+  insertJsonRows,
+  type MessageRow,
+  type ReadModelTables,
+  type TurnRow,
+} from '@stratagate/store';
 
 type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
@@ -115,47 +122,47 @@ export async function onTurnsRecorded(
     )
     .onConflict((oc) => oc.doNothing())
     .execute();
-  await rm
-    .insertInto('turns')
-    .values(
-      turns.map((r) => ({
+  await insertJsonRows<TurnRow>(
+    rm,
+    schema,
+    'turns',
+    TURN_COLUMN_TYPES,
+    turns.map((r) => ({
+      tenant_id: r.meta.metadata.tenantId,
+      space_id: r.meta.metadata.spaceId,
+      turn_id: r.data.turnId,
+      thread_id: r.data.threadId,
+      space_turn: r.data.spaceTurn,
+      thread_turn: r.data.threadTurn,
+      occurred_at: r.data.occurredAt,
+      block_id: null,
+      position: r.meta.position,
+      applied_position: r.meta.position,
+    })),
+  );
+  await insertJsonRows<MessageRow>(
+    rm,
+    schema,
+    'messages',
+    MESSAGE_COLUMN_TYPES,
+    turns.flatMap((r) =>
+      r.data.messages.map((m, seq) => ({
         tenant_id: r.meta.metadata.tenantId,
         space_id: r.meta.metadata.spaceId,
+        message_id: m.messageId,
         turn_id: r.data.turnId,
         thread_id: r.data.threadId,
+        seq,
+        role: m.role,
+        name: m.name ?? null,
+        content: m.content,
+        tool_calls: m.toolCalls,
+        occurred_at: r.data.occurredAt,
         space_turn: r.data.spaceTurn,
         thread_turn: r.data.threadTurn,
-        occurred_at: r.data.occurredAt,
-        block_id: null,
-        position: r.meta.position,
-        applied_position: r.meta.position,
       })),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  await rm
-    .insertInto('messages')
-    .values(
-      turns.flatMap((r) =>
-        r.data.messages.map((m, seq) => ({
-          tenant_id: r.meta.metadata.tenantId,
-          space_id: r.meta.metadata.spaceId,
-          message_id: m.messageId,
-          turn_id: r.data.turnId,
-          thread_id: r.data.threadId,
-          seq,
-          role: m.role,
-          name: m.name ?? null,
-          content: m.content,
-          tool_calls: JSON.stringify(m.toolCalls) as never,
-          occurred_at: r.data.occurredAt,
-          space_turn: r.data.spaceTurn,
-          thread_turn: r.data.threadTurn,
-        })),
-      ),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+    ),
+  );
   await sql`
     update ${sql.table(`${schema}.threads`)} as t
     set turn_count = v.turn, applied_position = v.position

@@ -3,3 +3,4 @@ export * from './tables.ts';
 export * from './graph-rows.ts';
 export * from './graph-views.ts';
 export * from './statistics.ts';
+export * from './json-rows.ts';

@@ -1,3 +1,5 @@
+import type { ColumnTypes } from './json-rows.ts';
+
 /** Row shapes of the read model (snake_case, as Postgres returns them). */
 export interface SpaceRow {
   tenant_id: string;
@@ -46,6 +48,37 @@ export interface MessageRow {
   space_turn: number;
   thread_turn: number;
 }
+
+/** SQL types of the turns' columns, for inserts through one jsonb parameter (json-rows.ts). */
+export const TURN_COLUMN_TYPES: ColumnTypes<TurnRow> = {
+  tenant_id: 'text',
+  space_id: 'text',
+  turn_id: 'text',
+  thread_id: 'text',
+  space_turn: 'int',
+  thread_turn: 'int',
+  occurred_at: 'text',
+  block_id: 'text',
+  position: 'bigint',
+  applied_position: 'bigint',
+};
+
+/** SQL types of the messages' columns (json-rows.ts). */
+export const MESSAGE_COLUMN_TYPES: ColumnTypes<MessageRow> = {
+  tenant_id: 'text',
+  space_id: 'text',
+  message_id: 'text',
+  turn_id: 'text',
+  thread_id: 'text',
+  seq: 'int',
+  role: 'text',
+  name: 'text',
+  content: 'text',
+  tool_calls: 'jsonb',
+  occurred_at: 'text',
+  space_turn: 'int',
+  thread_turn: 'int',
+};
 
 export type SummaryStatus = 'pending' | 'succeeded' | 'failed';
 export type ExtractionStatus = 'pending' | 'succeeded' | 'skipped' | 'failed';
