@@ -74,6 +74,8 @@ export interface StrataGateNode {
   /** The topic and consumer checkpoints when the log is Kafka (rebuilds, status). */
   kafka: KafkaSource | null;
   consolidator: Consolidator | null;
+  /** The consolidator's model (the offline provider's thread, when it has one; ADR 0022). */
+  model: ModelPort;
   http: HttpApp | null;
   /** Base URL once listening. */
   url: string | null;
@@ -308,6 +310,13 @@ export async function startNode(
             }),
       })
     : null;
+  // The offline model's thread loads its code at start, not under the first blocks to
+  // consolidate (ADR 0022). A thread that fails here is started again by the first call.
+  if (consolidator && model !== options.model && isThreadedModel(model)) {
+    model.warm().catch((error: unknown) => {
+      if (logger) logger.warn({ err: error }, 'offline model thread did not start; retried on use');
+    });
+  }
 
   // One posting cache per process, validated on every read (ADR 0018).
   const postingCache = roles.has('query')
@@ -425,6 +434,7 @@ export async function startNode(
     kafkaProjector,
     kafka,
     consolidator,
+    model,
     http,
     url,
     createdKey,
@@ -438,9 +448,7 @@ export async function startNode(
       unobserveCache?.();
       if (logUpkeep) clearInterval(logUpkeep);
       await consolidator?.stop();
-      if (model !== options.model && 'close' in model) {
-        await (model as ThreadedModelPort).close();
-      }
+      if (model !== options.model && isThreadedModel(model)) await model.close();
       await projector?.stop();
       await reportProgress?.settled();
       await kafkaProjector?.stop();
@@ -524,6 +532,9 @@ function coalesce<T>(work: (arg: T) => Promise<void>, onError: (error: unknown) 
     },
   };
 }
+
+const isThreadedModel = (model: ModelPort): model is ThreadedModelPort =>
+  'warm' in model && 'close' in model;
 
 /** The log without its upkeep, for a projector whose log another thread keeps. */
 function withoutUpkeep(log: MessageLog): MessageLog {

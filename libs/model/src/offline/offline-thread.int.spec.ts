@@ -110,4 +110,40 @@ describe('the offline provider on a thread of its own (ADR 0022)', () => {
       await crashing.close();
     }
   });
+
+  it('warm starts the thread and resolves once its code is loaded; calls then run on that thread', async () => {
+    const warmed = createOfflineProviderThread();
+    try {
+      expect(warmed.threadId).toBeNull();
+      await warmed.warm();
+      const id = warmed.threadId;
+      expect(id).toEqual(expect.any(Number));
+      await warmed.warm(); // already ready: the same thread
+      expect(warmed.threadId).toBe(id);
+      expect((await warmed.summarizeBlock(ENGLISH_BLOCK)).output).toEqual(
+        (await inThread.summarizeBlock(ENGLISH_BLOCK)).output,
+      );
+      expect(warmed.threadId).toBe(id);
+    } finally {
+      await warmed.close();
+    }
+    expect(warmed.threadId).toBeNull();
+    await expect(warmed.warm()).rejects.toMatchObject({ code: 'closed', transient: false });
+  });
+
+  it('warm rejects as transient when the thread ends before it is ready', async () => {
+    const dying = createOfflineProviderThread({
+      entry: new URL('./offline-thread.exit.test-worker.mjs', import.meta.url),
+    });
+    try {
+      await expect(dying.warm()).rejects.toMatchObject({
+        name: 'ModelError',
+        code: 'thread_exit',
+        transient: true,
+      });
+      expect(dying.threadId).toBeNull();
+    } finally {
+      await dying.close();
+    }
+  });
 });

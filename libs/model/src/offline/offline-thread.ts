@@ -27,8 +27,22 @@ export type OfflineReply =
       error: { name: string; message: string; code?: string; transient?: boolean };
     };
 
+/** What the thread posts once its code is loaded, before any call. */
+export interface OfflineReady {
+  ready: true;
+}
+
 /** A model port whose work runs on another thread; `close` ends that thread. */
 export interface ThreadedModelPort extends ModelPort {
+  /**
+   * Starts the thread now if none is running, and resolves once it has loaded its code. Without
+   * it the first call starts the thread, and loading its modules (through tsx, a second or more of
+   * CPU) then falls on the first blocks to consolidate. Rejects, as a transient `ModelError`, if
+   * the thread fails before it is ready; the next call starts another.
+   */
+  warm(): Promise<void>;
+  /** The running thread's id, or null when none is running (for operators and tests). */
+  readonly threadId: number | null;
   close(): Promise<void>;
 }
 
@@ -59,16 +73,29 @@ export function createOfflineProviderThread(
   let nextId = 0;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let closed = false;
+  // Whether the running thread has loaded its code, and who waits for it to (`warm`).
+  let ready = false;
+  let warming: { resolve: () => void; reject: (e: Error) => void }[] = [];
 
   const failAll = (error: Error) => {
     for (const call of pending.values()) call.reject(error);
     pending.clear();
+    for (const w of warming) w.reject(error);
+    warming = [];
   };
 
   const start = (): Worker => {
     const w = new Worker(entry);
+    ready = false;
     w.unref();
-    w.on('message', (reply: OfflineReply) => {
+    w.on('message', (reply: OfflineReply | OfflineReady) => {
+      if ('ready' in reply) {
+        if (worker !== w) return;
+        ready = true;
+        for (const waiter of warming) waiter.resolve();
+        warming = [];
+        return;
+      }
       const call = pending.get(reply.id);
       if (!call) return;
       pending.delete(reply.id);
@@ -116,6 +143,17 @@ export function createOfflineProviderThread(
     summarizeBlock: (input, options) => call('summarizeBlock', input, options?.signal),
     extractMemoryEvents: (input, options) => call('extractMemoryEvents', input, options?.signal),
     proposeGraph: (input, options) => call('proposeGraph', input, options?.signal),
+    warm() {
+      if (closed) {
+        return Promise.reject(new ModelError('offline model thread is closed', 'closed', false));
+      }
+      worker ??= start();
+      if (ready) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => warming.push({ resolve, reject }));
+    },
+    get threadId() {
+      return worker?.threadId ?? null;
+    },
     async close() {
       closed = true;
       const w = worker;
