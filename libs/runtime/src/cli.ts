@@ -122,7 +122,8 @@ withStoreOptions(
   } else {
     started = await startNode(
       placed ? { ...config, STRATAGATE_ROLES: placed.main } : config,
-      placed ? { backpressure } : {},
+      // The background thread's projector keeps the log's statistics (ADR 0029).
+      placed ? { backpressure, logUpkeep: !placed.background.includes('projector') } : {},
     );
     if (placed) {
       try {

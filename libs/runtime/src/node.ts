@@ -117,6 +117,13 @@ export interface NodeOptions {
    * through which the read model is complete after each batch and indexing slice (ADR 0031).
    */
   onProjected?: (position: number) => void;
+  /**
+   * Whether a node that runs no projector keeps the log's planner statistics itself, once a second
+   * (ADR 0029; default true). False when a projector elsewhere in this process keeps them (the
+   * background thread on a server): otherwise two checks of the same table at once both find it
+   * grown and run two ANALYZEs side by side.
+   */
+  logUpkeep?: boolean;
 }
 
 /**
@@ -411,7 +418,7 @@ export async function startNode(
   await kafkaProjector?.start();
   consolidator?.start();
   const logUpkeep =
-    !logServedElsewhere && !roles.has('projector') && log.maintain
+    options.logUpkeep !== false && !logServedElsewhere && !roles.has('projector') && log.maintain
       ? setInterval(() => {
           log.maintain!().catch(onError('log upkeep'));
         }, LOG_UPKEEP_MS)
