@@ -12,6 +12,7 @@ import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
   createOfflineProviderThread,
+  ModelError,
   createOpenAiCompatibleProvider,
   loadModelConfigFromEnv,
   type ModelPort,
@@ -321,7 +322,11 @@ export async function startNode(
   // consolidate (ADR 0022). A thread that fails here is started again by the first call.
   if (consolidator && model !== options.model && isThreadedModel(model)) {
     model.warm().catch((error: unknown) => {
-      if (logger) logger.warn({ err: error }, 'offline model thread did not start; retried on use');
+      // A node stopped before the thread was ready closes it: nothing to report then.
+      const closed = error instanceof ModelError && error.code === 'closed';
+      if (logger && !closed) {
+        logger.warn({ err: error }, 'offline model thread did not start; retried on use');
+      }
     });
   }
 
