@@ -746,7 +746,7 @@ async function runOne(
       `${before.analysed} of ${before.tables} read-model tables had statistics when projection ended ` +
       (analysed
         ? `(from the bench's ANALYZE at the as-is budget; ${why}; the projector analyses grown tables)`
-        : `(${why}; the projector analyses tables that have tripled since their last ANALYZE)`) +
+        : `(${why}; the projector analyses tables that grew by half)`) +
       `; then \`vacuum (analyze)\` by the bench (${analyzeSeconds} s)`;
     log(label, statistics);
 

@@ -13,27 +13,16 @@ import { assertSchemaName } from './migrate.ts';
  * PGlite). PGlite runs no autovacuum, and a server may have it off or lagging behind a bulk
  * projection, so the projector analyses the tables that grew.
  *
- * A table is analysed when it has grown to three times its pages at its last ANALYZE (by pages
- * on disk, which needs no statistics collector and sees the current transaction's own writes), or
- * was never analysed, once it has more than a few pages. ANALYZE samples at most 300 × the
- * statistics target rows, so the cost per table is bounded and the total is a geometric series in
- * the table's final size.
- *
- * Why three times and not more often: between two ANALYZEs the planner does not use the stored
- * row count as it is. It scales the rows per page the last ANALYZE saw by the pages the table has
- * now, so its estimates follow the growth; what goes stale are the column statistics (the
- * distinct values of a key, most common values), and for these keys they change slowly. The rule
- * was "grew by half" until 2026-12-03: in the bench's closed loops on a Postgres server, a fresh
- * database growing to ~30,000 rows per table, that made 29–31 ANALYZEs taking 0.9–1.2 s, about a
- * tenth of the statement time; three times made 11–14 taking 0.25 s (ADR 0029). It runs inside the caller's transaction (ANALYZE may; its sample includes
+ * A table is analysed when it has grown by half since its last ANALYZE (by pages on disk, which
+ * needs no statistics collector and sees the current transaction's own writes), or was never
+ * analysed, once it has more than a few pages. ANALYZE samples at most 300 × the statistics
+ * target rows, so the cost per table is bounded and the total is a geometric series in the
+ * table's final size. It runs inside the caller's transaction (ANALYZE may; its sample includes
  * that transaction's own rows) and changes no row, so replay and rebuild comparisons are
  * unaffected.
  */
-/** The growth, in pages since its last ANALYZE, at which a table is analysed again. */
-export const ANALYZE_GROWTH = 3;
-
 export interface AnalyzeOptions {
-  /** Analyse a table once its pages exceed `growth` × the pages at its last ANALYZE (3). */
+  /** Analyse a table once its pages exceed `growth` × the pages at its last ANALYZE (1.5). */
   growth?: number;
   /** Tables up to this many pages are never analysed for growth alone (8 pages = 64 KiB). */
   minPages?: number;
@@ -87,7 +76,7 @@ export async function analyzeGrownTables(
   options: AnalyzeOptions = {},
 ): Promise<AnalyzeOutcome> {
   assertSchemaName(schema);
-  const growth = options.growth ?? ANALYZE_GROWTH;
+  const growth = options.growth ?? 1.5;
   const minPages = options.minPages ?? 8;
   const analysed: AnalyzeOutcome['analysed'] = [];
   for (const { table, pages, analysedPages: before } of await tablePages(db, schema)) {
