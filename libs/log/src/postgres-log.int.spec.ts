@@ -114,6 +114,39 @@ describe(`postgres table log specifics on ${describeBackend()}`, () => {
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('records_idempotency_key');
   });
 
+  it('maintain analyses the log for a space its statistics do not know, once it has 1,000 records', async () => {
+    const { log, db, schema } = current;
+    const tenantId = `tenant-${schemaCounter}`;
+    const [old, added] = [freshSpace(tenantId), freshSpace(tenantId)];
+    const appendMany = async (space: typeof old, n: number) => {
+      for (let b = 0; b < n / 250; b += 1) {
+        await log.append(
+          space,
+          Array.from({ length: 250 }, (_, i) =>
+            makeRecord(space, {}, { idempotencyKey: `k-${b}-${i}` }),
+          ),
+        );
+      }
+    };
+    const knownSpaces = async () =>
+      (
+        await sql<{ vals: string[] | null }>`
+          select most_common_vals::text::text[] as vals from pg_stats
+          where schemaname = ${schema} and tablename = 'records' and attname = 'space_id'`.execute(
+          db.db,
+        )
+      ).rows[0]?.vals ?? [];
+    await appendMany(old, 4000);
+    await log.maintain!();
+    expect(await knownSpaces()).toEqual([old.spaceId]);
+    // A quarter more records, all of a new space: short of the growth that analyses again, but
+    // the statistics, which knew one space, would estimate the new one at one row.
+    await appendMany(added, 1000);
+    await sleep(1100); // the upkeep checks once a second per schema
+    await log.maintain!();
+    expect([...(await knownSpaces())].sort()).toEqual([old.spaceId, added.spaceId].sort());
+  });
+
   it.skipIf(!concurrentSessions)(
     `safe tailing: a later position stays hidden until an earlier transaction commits${onServerOnly}`,
     async () => {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import {
@@ -92,7 +92,10 @@ async function handleCore(
   const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
   // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
-  await keepPlannerStatistics(trx, schema);
+  // A space the statistics do not know is analysed in once it has 1,000 turns.
+  await keepPlannerStatistics(trx, schema, undefined, {
+    spaceSizes: sql`select tenant_id, space_id, turn_counter as n from ${sql.id(schema, 'spaces')}`,
+  });
   // Turns and seals are gathered and applied together (ADR 0028): all the turns first, then
   // the seals, whose blocks read the turns' messages. Any other record may read what they wrote,
   // so it applies them first.

@@ -121,3 +121,67 @@ describe(`read-model statistics (${describeBackend()})`, () => {
     expect(await vacuumGrownTables(database.db, schema, { vacuumed: restarted })).toEqual([]);
   });
 });
+
+describe(`statistics for a space they do not know (${describeBackend()})`, () => {
+  const unseen = 'rm_statistics_unseen';
+  const sizes = sql`select tenant_id, space_id, turn_counter as n from ${sql.id(unseen, 'spaces')}`;
+  const addSpace = async (space: string, turns: number, offset: number) => {
+    await sql`
+      insert into ${sql.id(unseen, 'spaces')}
+        (tenant_id, space_id, block_size, decay_lambda, turn_counter, applied_position)
+      values ('t', ${space}, 12, 0.1, ${turns}, 0)`.execute(database.db);
+    await sql`
+      insert into ${sql.id(unseen, 'turns')}
+        (tenant_id, space_id, turn_id, thread_id, space_turn, thread_turn, occurred_at, block_id,
+         position, applied_position)
+      select 't', ${space}, 'turn-' || g, 'thread-' || (g % 7), g, g, '2024-01-01T00:00:00Z',
+        null, ${offset}::int + g, ${offset}::int + g
+      from generate_series(1, ${turns}::int) g`.execute(database.db);
+  };
+  const lookUp = async (space: string) => {
+    const plan = await sql<{ 'QUERY PLAN': string }>`
+      explain select * from ${sql.id(unseen, 'turns')}
+      where tenant_id = 't' and space_id = ${space}
+        and turn_id = any(array['turn-5', 'turn-9'])`.execute(database.db);
+    return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+  };
+
+  beforeAll(async () => {
+    await migrateReadModel(database.db, unseen);
+  });
+
+  it('analyses a table once a space it has no statistics for has 1,000 turns, once', async () => {
+    await addSpace('s', 6000, 0);
+    const first = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    expect(first.analysed.map((a) => a.table)).toContain('turns');
+
+    // A new space of 2,000 turns: a third more rows, short of the growth that analyses again.
+    await addSpace('s-new', 2000, 10_000);
+    expect(await analyzeGrownTables(database.db, unseen)).toEqual({ analysed: [] });
+    // The statistics knew only 's', which covered every row: 's-new' is estimated at one row, so
+    // its look-up takes the (tenant, space, block) index and filters the turn ids row by row.
+    expect(await lookUp('s-new')).toMatch(/turns_by_block/);
+
+    const again = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    const turns = again.analysed.find((a) => a.table === 'turns');
+    expect(turns?.unseenSpace).toEqual({ tenantId: 't', spaceId: 's-new' });
+    expect(await lookUp('s-new')).toMatch(/turns_pkey/);
+    // Known now: nothing more to do, and a space under 1,000 turns does not count.
+    await addSpace('s-small', 900, 20_000);
+    expect(await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes })).toEqual({
+      analysed: [],
+    });
+  });
+
+  it('leaves alone a table whose most common spaces leave rows over', async () => {
+    // One most common value at most: 's' and 's-new' no longer both fit, and a space outside
+    // the list is estimated at a share of the rows left over, not at one row.
+    await sql`alter table ${sql.id(unseen, 'turns')} alter column space_id set statistics 1`.execute(
+      database.db,
+    );
+    await sql`analyze ${sql.id(unseen, 'turns')}`.execute(database.db);
+    await addSpace('s-later', 1500, 30_000);
+    const outcome = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    expect(outcome.analysed.map((a) => a.table)).not.toContain('turns');
+  });
+});

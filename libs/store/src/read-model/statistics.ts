@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../database.ts';
 import { assertSchemaName } from './migrate.ts';
 
@@ -20,17 +20,85 @@ import { assertSchemaName } from './migrate.ts';
  * table's final size. It runs inside the caller's transaction (ANALYZE may; its sample includes
  * that transaction's own rows) and changes no row, so replay and rebuild comparisons are
  * unaffected.
+ *
+ * Growth alone leaves one window: a space added after a table's last ANALYZE. Given the spaces'
+ * sizes (`spaceSizes`), a table is also analysed once its statistics do not know a space that
+ * has grown to `unseenSpaceRows` (`unseenSpaceTables`, ADR 0029).
  */
 export interface AnalyzeOptions {
   /** Analyse a table once its pages exceed `growth` × the pages at its last ANALYZE (1.5). */
   growth?: number;
   /** Tables up to this many pages are never analysed for growth alone (8 pages = 64 KiB). */
   minPages?: number;
+  /**
+   * The schema's spaces and their sizes, as rows `(tenant_id, space_id, n)`: the read model's
+   * `spaces` with their turn counts, the log's `streams` with their versions. With it, a table is
+   * also analysed when its statistics do not know a space of at least `unseenSpaceRows` (see
+   * `unseenSpaceTables`).
+   */
+  spaceSizes?: RawBuilder<unknown>;
+  /** The size (in `spaceSizes`' unit) from which an unseen space gets its tables analysed (1,000). */
+  unseenSpaceRows?: number;
 }
 
 /** Tables analysed by the last call, with their page counts (for logs and tests). */
 export interface AnalyzeOutcome {
-  analysed: { table: string; pages: number; pagesBefore: number }[];
+  analysed: {
+    table: string;
+    pages: number;
+    pagesBefore: number;
+    /** Set when the table was analysed for a space its statistics did not know. */
+    unseenSpace?: { tenantId: string; spaceId: string };
+  }[];
+}
+
+/**
+ * The sum of the frequencies of `space_id`'s most common values from which a table's statistics
+ * count as covering every space they saw: a value outside them is then estimated at one row.
+ */
+const COVERING_FREQUENCY = 0.999;
+
+/** (schema.table, tenant, space) an ANALYZE already ran for in this process: never twice. */
+const analysedForSpace = new Set<string>();
+
+/**
+ * Tables of `schema` whose statistics do not know a space that has grown to `minRows` (each with
+ * the first such space), per the module comment's window: when a table holds fewer spaces than
+ * its statistics target, the most common values of `space_id` cover every sampled row, and the
+ * planner estimates a space outside them at one row. Its key look-ups then take any index that
+ * starts with `(tenant_id, space_id)` and filter the rest of the key row by row: the whole new
+ * space, on every look-up, until the table has grown by half and is analysed. A table whose most
+ * common values leave rows over is left alone: there an unknown space is estimated at its share
+ * of them. A table is analysed at most once per space in a process, so a space too small to be
+ * sampled does not have it analysed again and again.
+ */
+export async function unseenSpaceTables(
+  db: AnyDb,
+  schema: string,
+  spaceSizes: RawBuilder<unknown>,
+  minRows: number,
+): Promise<{ table: string; tenantId: string; spaceId: string }[]> {
+  assertSchemaName(schema);
+  const result = await sql<{ table: string; tenant_id: string; space_id: string }>`
+    with covering as (
+      select s.tablename, s.most_common_vals::text::text[] as vals
+      from pg_stats s
+      where s.schemaname = ${schema} and s.attname = 'space_id'
+        and (select sum(f) from unnest(s.most_common_freqs) f) >= ${COVERING_FREQUENCY}
+    ),
+    sizes as (select * from (${spaceSizes}) x where x.n >= ${minRows})
+    select c.tablename as table, z.tenant_id, z.space_id
+    from covering c
+    join sizes z on not (z.space_id = any(c.vals))
+    order by c.tablename, z.tenant_id, z.space_id
+  `.execute(db);
+  const found = new Map<string, { table: string; tenantId: string; spaceId: string }>();
+  for (const r of result.rows) {
+    if (found.has(r.table)) continue;
+    if (analysedForSpace.has(JSON.stringify([schema, r.table, r.tenant_id, r.space_id]))) continue;
+    found.set(r.table, { table: r.table, tenantId: r.tenant_id, spaceId: r.space_id });
+  }
+  return [...found.values()];
 }
 
 /** Each table of `schema` with its pages on disk and the pages its last ANALYZE saw (0: none). */
@@ -79,10 +147,31 @@ export async function analyzeGrownTables(
   const growth = options.growth ?? 1.5;
   const minPages = options.minPages ?? 8;
   const analysed: AnalyzeOutcome['analysed'] = [];
-  for (const { table, pages, analysedPages: before } of await tablePages(db, schema)) {
+  const tables = await tablePages(db, schema);
+  for (const { table, pages, analysedPages: before } of tables) {
     if (pages <= minPages || pages <= before * growth) continue;
     await sql`analyze ${sql.id(schema, table)}`.execute(db);
     analysed.push({ table, pages, pagesBefore: before });
+  }
+  if (options.spaceSizes) {
+    const unseen = await unseenSpaceTables(
+      db,
+      schema,
+      options.spaceSizes,
+      options.unseenSpaceRows ?? 1_000,
+    );
+    for (const { table, tenantId, spaceId } of unseen) {
+      analysedForSpace.add(JSON.stringify([schema, table, tenantId, spaceId]));
+      if (analysed.some((a) => a.table === table)) continue;
+      const t = tables.find((x) => x.table === table);
+      await sql`analyze ${sql.id(schema, table)}`.execute(db);
+      analysed.push({
+        table,
+        pages: t?.pages ?? 0,
+        pagesBefore: t?.analysedPages ?? 0,
+        unseenSpace: { tenantId, spaceId },
+      });
+    }
   }
   return { analysed };
 }
@@ -165,7 +254,8 @@ export async function keepPlannerStatistics(
   db: AnyDb,
   schema: string,
   intervalMs = 1000,
+  options: AnalyzeOptions = {},
 ): Promise<AnalyzeOutcome | null> {
   if (!due(lastCheck, schema, intervalMs)) return null;
-  return analyzeGrownTables(db, schema);
+  return analyzeGrownTables(db, schema, options);
 }
