@@ -70,7 +70,8 @@ const analysedForSpace = new Set<string>();
  * space, on every look-up, until the table has grown by half and is analysed. A table whose most
  * common values leave rows over is left alone: there an unknown space is estimated at its share
  * of them. A table is analysed at most once per space in a process, so a space too small to be
- * sampled does not have it analysed again and again.
+ * sampled does not have it analysed again and again. Spaces are matched by id alone: an id the
+ * statistics know under another tenant counts as known.
  */
 export async function unseenSpaceTables(
   db: AnyDb,
