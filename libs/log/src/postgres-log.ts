@@ -146,7 +146,12 @@ export async function createPostgresLog(
       // PGlite runs no autovacuum, and a server's may lag behind a burst (ADR 0029).
       await keepPlannerStatistics(db, t.schema, undefined, {
         // A space the statistics do not know is analysed in once it has 1,000 records.
-        spaceSizes: sql`select tenant_id, space_id, version as n from ${t.streams}`,
+        keySizes: [
+          {
+            column: 'space_id',
+            sizes: sql`select space_id as value, version as n from ${t.streams}`,
+          },
+        ],
       });
     },
 

@@ -92,9 +92,20 @@ async function handleCore(
   const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
   // The planner needs statistics on the read model as it grows (PGlite has no autovacuum; a
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
-  // A space the statistics do not know is analysed in once it has 1,000 turns.
+  // A space, or a kind of search document, that the statistics do not know is analysed in once
+  // it has 1,000 turns, or documents.
   await keepPlannerStatistics(trx, schema, undefined, {
-    spaceSizes: sql`select tenant_id, space_id, turn_counter as n from ${sql.id(schema, 'spaces')}`,
+    keySizes: [
+      {
+        column: 'space_id',
+        sizes: sql`select space_id as value, turn_counter as n from ${sql.id(schema, 'spaces')}`,
+      },
+      {
+        column: 'doc_kind',
+        sizes: sql`select doc_kind as value, sum(next_no) as n
+          from ${sql.id(schema, 'search_doc_numbers')} group by doc_kind`,
+      },
+    ],
   });
   // Turns and seals are gathered and applied together (ADR 0028): all the turns first, then
   // the seals, whose blocks read the turns' messages. Any other record may read what they wrote,

@@ -124,7 +124,12 @@ describe(`read-model statistics (${describeBackend()})`, () => {
 
 describe(`statistics for a space they do not know (${describeBackend()})`, () => {
   const unseen = 'rm_statistics_unseen';
-  const sizes = sql`select tenant_id, space_id, turn_counter as n from ${sql.id(unseen, 'spaces')}`;
+  const sizes = [
+    {
+      column: 'space_id' as const,
+      sizes: sql`select space_id as value, turn_counter as n from ${sql.id(unseen, 'spaces')}`,
+    },
+  ];
   const addSpace = async (space: string, turns: number, offset: number) => {
     await sql`
       insert into ${sql.id(unseen, 'spaces')}
@@ -152,7 +157,7 @@ describe(`statistics for a space they do not know (${describeBackend()})`, () =>
 
   it('analyses a table once a space it has no statistics for has 1,000 turns, once', async () => {
     await addSpace('s', 6000, 0);
-    const first = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    const first = await analyzeGrownTables(database.db, unseen, { keySizes: sizes });
     expect(first.analysed.map((a) => a.table)).toContain('turns');
 
     // A new space of 2,000 turns: a third more rows, short of the growth that analyses again.
@@ -162,13 +167,13 @@ describe(`statistics for a space they do not know (${describeBackend()})`, () =>
     // its look-up takes the (tenant, space, block) index and filters the turn ids row by row.
     expect(await lookUp('s-new')).toMatch(/turns_by_block/);
 
-    const again = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    const again = await analyzeGrownTables(database.db, unseen, { keySizes: sizes });
     const turns = again.analysed.find((a) => a.table === 'turns');
-    expect(turns?.unseenSpace).toEqual({ tenantId: 't', spaceId: 's-new' });
+    expect(turns?.unseenKey).toEqual({ column: 'space_id', value: 's-new' });
     expect(await lookUp('s-new')).toMatch(/turns_pkey/);
     // Known now: nothing more to do, and a space under 1,000 turns does not count.
     await addSpace('s-small', 900, 20_000);
-    expect(await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes })).toEqual({
+    expect(await analyzeGrownTables(database.db, unseen, { keySizes: sizes })).toEqual({
       analysed: [],
     });
   });
@@ -181,7 +186,49 @@ describe(`statistics for a space they do not know (${describeBackend()})`, () =>
     );
     await sql`analyze ${sql.id(unseen, 'turns')}`.execute(database.db);
     await addSpace('s-later', 1500, 30_000);
-    const outcome = await analyzeGrownTables(database.db, unseen, { spaceSizes: sizes });
+    const outcome = await analyzeGrownTables(database.db, unseen, { keySizes: sizes });
     expect(outcome.analysed.map((a) => a.table)).not.toContain('turns');
+  });
+
+  it('analyses the search tables once a kind of document they have no statistics for has 1,000 documents', async () => {
+    const docs = sql.id(unseen, 'search_docs');
+    const kinds = [
+      {
+        column: 'doc_kind' as const,
+        sizes: sql`select doc_kind as value, sum(next_no) as n
+          from ${sql.id(unseen, 'search_doc_numbers')} group by doc_kind`,
+      },
+    ];
+    const addDocs = async (kind: string, n: number) => {
+      await sql`
+        insert into ${docs} (tenant_id, space_id, doc_kind, doc_id, doc_no, length, created_at, status)
+        select 't', 's', ${kind}, ${kind} || '-' || g, g, 10, '2024-05-01', 'sealed'
+        from generate_series(0, ${n - 1}::int) g`.execute(database.db);
+      await sql`
+        insert into ${sql.id(unseen, 'search_doc_numbers')} (tenant_id, space_id, doc_kind, next_no)
+        values ('t', 's', ${kind}, ${n})`.execute(database.db);
+    };
+    const lookUp = async () => {
+      const plan = await sql<{ 'QUERY PLAN': string }>`
+        explain select * from ${docs}
+        where tenant_id = 't' and space_id = 's' and doc_kind = 'event'
+          and doc_id = 'event-5'`.execute(database.db);
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    await addDocs('message', 6000);
+    await sql`analyze ${docs}`.execute(database.db);
+    await addDocs('event', 2000);
+    expect(
+      (await analyzeGrownTables(database.db, unseen)).analysed.map((a) => a.table),
+    ).not.toContain('search_docs');
+    // Statistics of messages only: events are estimated at one row, and a look-up by id takes
+    // the index by number and filters the ids.
+    expect(await lookUp()).toMatch(/search_docs_by_number/);
+    const outcome = await analyzeGrownTables(database.db, unseen, { keySizes: kinds });
+    expect(outcome.analysed.find((a) => a.table === 'search_docs')?.unseenKey).toEqual({
+      column: 'doc_kind',
+      value: 'event',
+    });
+    expect(await lookUp()).toMatch(/search_docs_pkey/);
   });
 });

@@ -21,9 +21,9 @@ import { assertSchemaName } from './migrate.ts';
  * that transaction's own rows) and changes no row, so replay and rebuild comparisons are
  * unaffected.
  *
- * Growth alone leaves one window: a space added after a table's last ANALYZE. Given the spaces'
- * sizes (`spaceSizes`), a table is also analysed once its statistics do not know a space that
- * has grown to `unseenSpaceRows` (`unseenSpaceTables`, ADR 0029).
+ * Growth alone leaves one window: a space, or a kind of document, added after a table's last
+ * ANALYZE. Given their sizes (`keySizes`), a table is also analysed once its statistics do not
+ * know a value that has grown to `unseenKeyRows` (`unseenKeyTables`, ADR 0029).
  */
 export interface AnalyzeOptions {
   /** Analyse a table once its pages exceed `growth` × the pages at its last ANALYZE (1.5). */
@@ -31,14 +31,20 @@ export interface AnalyzeOptions {
   /** Tables up to this many pages are never analysed for growth alone (8 pages = 64 KiB). */
   minPages?: number;
   /**
-   * The schema's spaces and their sizes, as rows `(tenant_id, space_id, n)`: the read model's
-   * `spaces` with their turn counts, the log's `streams` with their versions. With it, a table is
-   * also analysed when its statistics do not know a space of at least `unseenSpaceRows` (see
-   * `unseenSpaceTables`).
+   * Key values and their sizes, per key column, as rows `(value, n)`: the read model's spaces
+   * (`space_id`, with their turn counts) and document kinds (`doc_kind`, with their documents),
+   * the log's spaces (with their record counts). With them, a table is also analysed when its
+   * statistics do not know a value of at least `unseenKeyRows` (see `unseenKeyTables`).
    */
-  spaceSizes?: RawBuilder<unknown>;
-  /** The size (in `spaceSizes`' unit) from which an unseen space gets its tables analysed (1,000). */
-  unseenSpaceRows?: number;
+  keySizes?: readonly KeySizes[];
+  /** The size (in the sizes' unit) from which an unseen key value gets its tables analysed (1,000). */
+  unseenKeyRows?: number;
+}
+
+/** The values of one key column and their sizes, as rows `(value, n)`. */
+export interface KeySizes {
+  column: 'space_id' | 'doc_kind';
+  sizes: RawBuilder<unknown>;
 }
 
 /** Tables analysed by the last call, with their page counts (for logs and tests). */
@@ -47,57 +53,63 @@ export interface AnalyzeOutcome {
     table: string;
     pages: number;
     pagesBefore: number;
-    /** Set when the table was analysed for a space its statistics did not know. */
-    unseenSpace?: { tenantId: string; spaceId: string };
+    /** Set when the table was analysed for a key value its statistics did not know. */
+    unseenKey?: { column: string; value: string };
   }[];
 }
 
 /**
- * The sum of the frequencies of `space_id`'s most common values from which a table's statistics
- * count as covering every space they saw: a value outside them is then estimated at one row.
+ * The sum of the frequencies of a key column's most common values from which a table's
+ * statistics count as covering every value they saw: a value outside them is then estimated at
+ * one row.
  */
 const COVERING_FREQUENCY = 0.999;
 
-/** (schema.table, tenant, space) an ANALYZE already ran for in this process: never twice. */
-const analysedForSpace = new Set<string>();
+/** (schema, table, column, value) an ANALYZE already ran for in this process: never twice. */
+const analysedForKey = new Set<string>();
+const keyOf = (schema: string, table: string, column: string, value: string) =>
+  JSON.stringify([schema, table, column, value]);
 
 /**
- * Tables of `schema` whose statistics do not know a space that has grown to `minRows` (each with
- * the first such space), per the module comment's window: when a table holds fewer spaces than
- * its statistics target, the most common values of `space_id` cover every sampled row, and the
- * planner estimates a space outside them at one row. Its key look-ups then take any index that
- * starts with `(tenant_id, space_id)` and filter the rest of the key row by row: the whole new
- * space, on every look-up, until the table has grown by half and is analysed. A table whose most
- * common values leave rows over is left alone: there an unknown space is estimated at its share
- * of them. A table is analysed at most once per space in a process, so a space too small to be
- * sampled does not have it analysed again and again. Spaces are matched by id alone: an id the
- * statistics know under another tenant counts as known.
+ * Tables of `schema` whose statistics do not know a key value that has grown to `minRows` (each
+ * with the first such value), per the module comment's window. When a table holds fewer values of
+ * a key column (spaces, document kinds) than its statistics target, the most common values cover
+ * every sampled row, and the planner estimates a value outside them at one row. Look-ups by a key
+ * with that value then take any index that starts with the same columns and filter the rest of
+ * the key row by row: every row of the new space or kind, on every look-up, until the table has
+ * grown by half and is analysed. A table whose most common values leave rows over is left alone:
+ * there an unknown value is estimated at its share of them. A table is analysed at most once per
+ * value in a process, so a value too rare to be sampled does not have it analysed again and
+ * again. Values are matched alone: a space id the statistics know under another tenant counts as
+ * known.
  */
-export async function unseenSpaceTables(
+export async function unseenKeyTables(
   db: AnyDb,
   schema: string,
-  spaceSizes: RawBuilder<unknown>,
+  keys: readonly KeySizes[],
   minRows: number,
-): Promise<{ table: string; tenantId: string; spaceId: string }[]> {
+): Promise<{ table: string; column: string; value: string }[]> {
   assertSchemaName(schema);
-  const result = await sql<{ table: string; tenant_id: string; space_id: string }>`
-    with covering as (
-      select s.tablename, s.most_common_vals::text::text[] as vals
-      from pg_stats s
-      where s.schemaname = ${schema} and s.attname = 'space_id'
-        and (select sum(f) from unnest(s.most_common_freqs) f) >= ${COVERING_FREQUENCY}
-    ),
-    sizes as (select * from (${spaceSizes}) x where x.n >= ${minRows})
-    select c.tablename as table, z.tenant_id, z.space_id
-    from covering c
-    join sizes z on not (z.space_id = any(c.vals))
-    order by c.tablename, z.tenant_id, z.space_id
-  `.execute(db);
-  const found = new Map<string, { table: string; tenantId: string; spaceId: string }>();
-  for (const r of result.rows) {
-    if (found.has(r.table)) continue;
-    if (analysedForSpace.has(JSON.stringify([schema, r.table, r.tenant_id, r.space_id]))) continue;
-    found.set(r.table, { table: r.table, tenantId: r.tenant_id, spaceId: r.space_id });
+  const found = new Map<string, { table: string; column: string; value: string }>();
+  for (const { column, sizes } of keys) {
+    const result = await sql<{ table: string; value: string }>`
+      with covering as (
+        select s.tablename, s.most_common_vals::text::text[] as vals
+        from pg_stats s
+        where s.schemaname = ${schema} and s.attname = ${column}
+          and (select sum(f) from unnest(s.most_common_freqs) f) >= ${COVERING_FREQUENCY}
+      ),
+      sizes as (select * from (${sizes}) x where x.n >= ${minRows})
+      select c.tablename as table, z.value
+      from covering c
+      join sizes z on not (z.value = any(c.vals))
+      order by c.tablename, z.value
+    `.execute(db);
+    for (const r of result.rows) {
+      if (found.has(r.table)) continue;
+      if (analysedForKey.has(keyOf(schema, r.table, column, r.value))) continue;
+      found.set(r.table, { table: r.table, column, value: r.value });
+    }
   }
   return [...found.values()];
 }
@@ -154,15 +166,15 @@ export async function analyzeGrownTables(
     await sql`analyze ${sql.id(schema, table)}`.execute(db);
     analysed.push({ table, pages, pagesBefore: before });
   }
-  if (options.spaceSizes) {
-    const unseen = await unseenSpaceTables(
+  if (options.keySizes?.length) {
+    const unseen = await unseenKeyTables(
       db,
       schema,
-      options.spaceSizes,
-      options.unseenSpaceRows ?? 1_000,
+      options.keySizes,
+      options.unseenKeyRows ?? 1_000,
     );
-    for (const { table, tenantId, spaceId } of unseen) {
-      analysedForSpace.add(JSON.stringify([schema, table, tenantId, spaceId]));
+    for (const { table, column, value } of unseen) {
+      analysedForKey.add(keyOf(schema, table, column, value));
       if (analysed.some((a) => a.table === table)) continue;
       const t = tables.find((x) => x.table === table);
       await sql`analyze ${sql.id(schema, table)}`.execute(db);
@@ -170,7 +182,7 @@ export async function analyzeGrownTables(
         table,
         pages: t?.pages ?? 0,
         pagesBefore: t?.analysedPages ?? 0,
-        unseenSpace: { tenantId, spaceId },
+        unseenKey: { column, value },
       });
     }
   }
