@@ -1,5 +1,10 @@
 import type { StoredRecord } from '@stratagate/domain';
-import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import {
+  describeBackend,
+  openTestDatabase,
+  statisticsValues,
+  type Database,
+} from '@stratagate/store';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -128,14 +133,7 @@ describe(`postgres table log specifics on ${describeBackend()}`, () => {
         );
       }
     };
-    const knownSpaces = async () =>
-      (
-        await sql<{ vals: string[] | null }>`
-          select most_common_vals::text::text[] as vals from pg_stats
-          where schemaname = ${schema} and tablename = 'records' and attname = 'space_id'`.execute(
-          db.db,
-        )
-      ).rows[0]?.vals ?? [];
+    const knownSpaces = () => statisticsValues(db.db, schema, 'records', 'space_id');
     await appendMany(old, 4000);
     await log.maintain!();
     expect(await knownSpaces()).toEqual([old.spaceId]);

@@ -144,7 +144,7 @@ export async function createPostgresLog(
     async maintain() {
       assertOpen();
       // PGlite runs no autovacuum, and a server's may lag behind a burst (ADR 0029).
-      await keepPlannerStatistics(db, t.schema, undefined, {
+      await keepPlannerStatistics(db, t.schema, {
         // A space the statistics do not know is analysed in once it has 1,000 records.
         keySizes: [
           {

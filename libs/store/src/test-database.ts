@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from './database.ts';
+import { sql } from 'kysely';
+import { openDatabase, type AnyDb, type Database } from './database.ts';
 
 /**
  * A fresh, isolated database for one test file: a new database on the server named by
@@ -37,6 +38,22 @@ export async function openTestDatabase(label = 'test'): Promise<Database & { url
       }
     },
   };
+}
+
+/**
+ * The most common values that the planner statistics of `schema.table` hold for `column` (empty
+ * when the table has none yet): which spaces or kinds an ANALYZE has seen.
+ */
+export async function statisticsValues(
+  db: AnyDb,
+  schema: string,
+  table: string,
+  column: string,
+): Promise<string[]> {
+  const result = await sql<{ vals: string[] | null }>`
+    select most_common_vals::text::text[] as vals from pg_stats
+    where schemaname = ${schema} and tablename = ${table} and attname = ${column}`.execute(db);
+  return result.rows[0]?.vals ?? [];
 }
 
 export function describeBackend(): string {

@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import {
   keepPlannerStatistics,
+  readModelKeySizes,
   keepVisibilityMaps,
   migrateReadModel,
   type AnyDb,
@@ -94,19 +95,7 @@ async function handleCore(
   // server's may lag behind a bulk projection): ANALYZE the tables that grew, at most once a second.
   // A space, or a kind of search document, that the statistics do not know is analysed in once
   // it has 1,000 turns, or documents.
-  await keepPlannerStatistics(trx, schema, undefined, {
-    keySizes: [
-      {
-        column: 'space_id',
-        sizes: sql`select space_id as value, turn_counter as n from ${sql.id(schema, 'spaces')}`,
-      },
-      {
-        column: 'doc_kind',
-        sizes: sql`select doc_kind as value, sum(next_no) as n
-          from ${sql.id(schema, 'search_doc_numbers')} group by doc_kind`,
-      },
-    ],
-  });
+  await keepPlannerStatistics(trx, schema, { keySizes: readModelKeySizes(schema) });
   // Turns and seals are gathered and applied together (ADR 0028): all the turns first, then
   // the seals, whose blocks read the turns' messages. Any other record may read what they wrote,
   // so it applies them first.

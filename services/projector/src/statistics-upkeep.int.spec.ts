@@ -3,7 +3,12 @@ import { sql } from 'kysely';
 import { decideRecordTurn, decodeRecord, type DecodedRecord } from '@stratagate/domain';
 import { SpaceWriterService, newId } from '@stratagate/ingest';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import {
+  describeBackend,
+  openTestDatabase,
+  statisticsValues,
+  type Database,
+} from '@stratagate/store';
 import { coreProjection } from './core.projection.ts';
 import { visibleHead } from './log-records.test-support.ts';
 
@@ -51,14 +56,7 @@ describe(`read-model statistics kept by the core projection (${describeBackend()
   const project = async (records: DecodedRecord[]) => {
     await database.db.transaction().execute((trx) => coreProjection.handle(trx, schema, records));
   };
-  const knownSpaces = async () =>
-    (
-      await sql<{ vals: string[] | null }>`
-        select most_common_vals::text::text[] as vals from pg_stats
-        where schemaname = ${schema} and tablename = 'turns' and attname = 'space_id'`.execute(
-        database.db,
-      )
-    ).rows[0]?.vals ?? [];
+  const knownSpaces = () => statisticsValues(database.db, schema, 'turns', 'space_id');
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   beforeAll(async () => {

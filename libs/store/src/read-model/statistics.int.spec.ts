@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Database } from '../database.ts';
 import { describeBackend, openTestDatabase } from '../test-database.ts';
 import { migrateReadModel } from './migrate.ts';
-import { analyzeGrownTables, vacuumGrownTables } from './statistics.ts';
+import { analyzeGrownTables, readModelKeySizes, vacuumGrownTables } from './statistics.ts';
 
 /*
  * The projector keeps planner statistics on the read model itself (no autovacuum on PGlite): a
@@ -124,12 +124,8 @@ describe(`read-model statistics (${describeBackend()})`, () => {
 
 describe(`statistics for a space they do not know (${describeBackend()})`, () => {
   const unseen = 'rm_statistics_unseen';
-  const sizes = [
-    {
-      column: 'space_id' as const,
-      sizes: sql`select space_id as value, turn_counter as n from ${sql.id(unseen, 'spaces')}`,
-    },
-  ];
+  // The read model's own sizes, one key column at a time.
+  const sizes = readModelKeySizes(unseen).filter((k) => k.column === 'space_id');
   const addSpace = async (space: string, turns: number, offset: number) => {
     await sql`
       insert into ${sql.id(unseen, 'spaces')}
@@ -192,13 +188,7 @@ describe(`statistics for a space they do not know (${describeBackend()})`, () =>
 
   it('analyses the search tables once a kind of document they have no statistics for has 1,000 documents', async () => {
     const docs = sql.id(unseen, 'search_docs');
-    const kinds = [
-      {
-        column: 'doc_kind' as const,
-        sizes: sql`select doc_kind as value, sum(next_no) as n
-          from ${sql.id(unseen, 'search_doc_numbers')} group by doc_kind`,
-      },
-    ];
+    const kinds = readModelKeySizes(unseen).filter((k) => k.column === 'doc_kind');
     const addDocs = async (kind: string, n: number) => {
       await sql`
         insert into ${docs} (tenant_id, space_id, doc_kind, doc_id, doc_no, length, created_at, status)

@@ -259,16 +259,34 @@ export async function keepVisibilityMaps(
 const lastCheck = new Map<string, number>();
 
 /**
- * `analyzeGrownTables` at most once per `intervalMs` per schema in this process: the projector's
- * hot path calls it for every batch, for the read model's schema and (through the log's
- * `maintain`) the log's, and the check itself is a catalog query.
+ * The read model's key values and their sizes: spaces by their turns, kinds of search document
+ * by their documents (`analyzeGrownTables`' `keySizes`).
+ */
+export function readModelKeySizes(schema: string): KeySizes[] {
+  assertSchemaName(schema);
+  return [
+    {
+      column: 'space_id',
+      sizes: sql`select space_id as value, turn_counter as n from ${sql.id(schema, 'spaces')}`,
+    },
+    {
+      column: 'doc_kind',
+      sizes: sql`select doc_kind as value, sum(next_no) as n
+        from ${sql.id(schema, 'search_doc_numbers')} group by doc_kind`,
+    },
+  ];
+}
+
+/**
+ * `analyzeGrownTables` at most once per `intervalMs` (default 1,000) per schema in this process:
+ * the projector's hot path calls it for every batch, for the read model's schema and (through the
+ * log's `maintain`) the log's, and the check itself is a catalog query.
  */
 export async function keepPlannerStatistics(
   db: AnyDb,
   schema: string,
-  intervalMs = 1000,
-  options: AnalyzeOptions = {},
+  options: AnalyzeOptions & { intervalMs?: number } = {},
 ): Promise<AnalyzeOutcome | null> {
-  if (!due(lastCheck, schema, intervalMs)) return null;
+  if (!due(lastCheck, schema, options.intervalMs ?? 1000)) return null;
   return analyzeGrownTables(db, schema, options);
 }
