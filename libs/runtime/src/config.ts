@@ -136,6 +136,15 @@ export const ConfigSchema = z
       .describe('service.name; default stratagate, or stratagate-<role> for one role'),
     STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    STRATAGATE_MODEL_THREAD_NICE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(19)
+      .default(10)
+      .describe(
+        "Linux: nice value of the offline model's thread, so that requests get the CPU before consolidation; 0 keeps the process's (ADR 0032)",
+      ),
     STRATAGATE_CONSOLIDATOR_YIELD_RATE: z.coerce
       .number()
       .int()

@@ -485,7 +485,9 @@ export function modelFromConfig(
   );
   const modelConfig = loadModelConfigFromEnv(env);
   if (modelConfig) return createOpenAiCompatibleProvider(modelConfig);
-  return options.offlineThread ? createOfflineProviderThread() : createOfflineProvider();
+  return options.offlineThread
+    ? createOfflineProviderThread({ nice: config.STRATAGATE_MODEL_THREAD_NICE })
+    : createOfflineProvider();
 }
 
 /**

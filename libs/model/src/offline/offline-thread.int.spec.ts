@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { turnCounter } from '../../../../test/support/event-loop.ts';
 import { ModelError, type BlockSummaryInput } from '../model-port.ts';
@@ -16,6 +17,18 @@ function bigBlock(): BlockSummaryInput {
     content: `${base[i % base.length]!.content} On ${(i % 27) + 1} March we met in Lisbon.`,
   }));
   return { blockId: 'blk_big', threadId: 'thread_1', messages };
+}
+
+/** The nice value of thread `tid` of this process, from /proc (Linux). */
+function niceOf(tid: number | string): number {
+  const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+  // Fields after the command's closing parenthesis start at field 3 (state); nice is field 19.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+const onLinux = process.platform === 'linux';
+if (!onLinux) {
+  console.warn(`SKIPPED: thread nice values are set on Linux only (this is ${process.platform})`);
 }
 
 /** Turns of the caller's event loop while `run` goes on. */
@@ -130,6 +143,36 @@ describe('the offline provider on a thread of its own (ADR 0022)', () => {
     expect(warmed.threadId).toBeNull();
     await expect(warmed.warm()).rejects.toMatchObject({ code: 'closed', transient: false });
   });
+
+  it.skipIf(!onLinux)(
+    'runs at the nice value it was given, and only the thread does (ADR 0032)',
+    async () => {
+      const own = niceOf(process.pid);
+      const lowered = createOfflineProviderThread({ nice: 7 });
+      const plain = createOfflineProviderThread();
+      try {
+        expect(lowered.priority).toBeNull();
+        await Promise.all([lowered.warm(), plain.warm()]);
+        const priority = lowered.priority;
+        expect(priority).toEqual({ tid: expect.any(Number), nice: 7 });
+        const tid = (priority as { tid: number }).tid;
+        expect(niceOf(tid)).toBe(7);
+        // Its calls run there, at that priority.
+        expect((await lowered.summarizeBlock(ENGLISH_BLOCK)).output).toEqual(
+          (await inThread.summarizeBlock(ENGLISH_BLOCK)).output,
+        );
+        expect(niceOf(tid)).toBe(7);
+        // The caller's thread and a thread started without a nice value keep the process's.
+        expect(niceOf(process.pid)).toBe(own);
+        expect(plain.priority).toEqual({ unchanged: 'nice 0 asked' });
+      } finally {
+        await Promise.all([lowered.close(), plain.close()]);
+      }
+      expect(lowered.priority).toBeNull();
+      expect(() => createOfflineProviderThread({ nice: 20 })).toThrow(RangeError);
+      expect(() => createOfflineProviderThread({ nice: -1 })).toThrow(RangeError);
+    },
+  );
 
   it('warm rejects as transient when the thread ends before it is ready', async () => {
     const dying = createOfflineProviderThread({

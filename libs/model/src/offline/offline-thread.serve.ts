@@ -1,13 +1,18 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ModelPort } from '../model-port.ts';
 import type { OfflineCalls, OfflineMethod, OfflineReady, OfflineReply } from './offline-thread.ts';
+import type { ThreadPriority } from './thread-priority.ts';
 
 /**
  * The worker thread's side of `createOfflineProviderThread`: runs each call on `provider` (the
  * in-thread offline provider), in the order received, and answers with its result or its error.
  * It first tells the caller that the thread is ready: its code is loaded by then (`warm`).
  */
-export function serveOfflineCalls(port: MessagePort, provider: ModelPort): void {
+export function serveOfflineCalls(
+  port: MessagePort,
+  provider: ModelPort,
+  priority: ThreadPriority = { unchanged: 'not asked' },
+): void {
   const methods: { [M in OfflineMethod]: (input: OfflineCalls[M][0]) => Promise<unknown> } = {
     summarizeBlock: (input) => provider.summarizeBlock(input),
     extractMemoryEvents: (input) => provider.extractMemoryEvents!(input),
@@ -47,6 +52,6 @@ export function serveOfflineCalls(port: MessagePort, provider: ModelPort): void 
         },
       );
   });
-  const ready: OfflineReady = { ready: true };
+  const ready: OfflineReady = { ready: true, priority };
   port.postMessage(ready);
 }

@@ -10,6 +10,7 @@ import {
 } from '../model-port.ts';
 import type { GraphProposalInput } from '../graph.schema.ts';
 import { OFFLINE_PROVIDER_NAME } from './offline-provider.ts';
+import type { ThreadPriority } from './thread-priority.ts';
 
 /** The offline provider's methods, by name, with their inputs and results. */
 export interface OfflineCalls {
@@ -30,6 +31,14 @@ export type OfflineReply =
 /** What the thread posts once its code is loaded, before any call. */
 export interface OfflineReady {
   ready: true;
+  /** What the thread did with the nice value it was given (ADR 0032). */
+  priority: ThreadPriority;
+}
+
+/** What the thread is started with. */
+export interface OfflineThreadData {
+  /** The thread's nice value, 0..19 (ADR 0032); 0 leaves it at the process's. */
+  nice: number;
 }
 
 /** A model port whose work runs on another thread; `close` ends that thread. */
@@ -43,6 +52,11 @@ export interface ThreadedModelPort extends ModelPort {
   warm(): Promise<void>;
   /** The running thread's id, or null when none is running (for operators and tests). */
   readonly threadId: number | null;
+  /**
+   * What the running thread reported of its priority once ready (ADR 0032): its operating-system
+   * thread id and nice value, or why it kept the process's. Null until a thread is ready.
+   */
+  readonly priority: ThreadPriority | null;
   close(): Promise<void>;
 }
 
@@ -66,9 +80,20 @@ export function createOfflineProviderThread(
   options: {
     /** The thread's entry module (tests substitute one); the offline provider's by default. */
     entry?: URL;
+    /**
+     * The thread's nice value (0..19, default 0: the process's priority). Background work at a
+     * higher nice value leaves the CPU to requests when both want it (ADR 0032).
+     */
+    nice?: number;
   } = {},
 ): ThreadedModelPort {
   const entry = options.entry ?? new URL('./offline-thread.worker.mjs', import.meta.url);
+  const nice = options.nice ?? 0;
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
+    throw new RangeError(`offline model thread: nice must be an integer in 0..19 (got ${nice})`);
+  }
+  const data: OfflineThreadData = { nice };
+  let priority: ThreadPriority | null = null;
   let worker: Worker | null = null;
   let nextId = 0;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -85,13 +110,15 @@ export function createOfflineProviderThread(
   };
 
   const start = (): Worker => {
-    const w = new Worker(entry);
+    const w = new Worker(entry, { workerData: data });
     ready = false;
+    priority = null;
     w.unref();
     w.on('message', (reply: OfflineReply | OfflineReady) => {
       if ('ready' in reply) {
         if (worker !== w) return;
         ready = true;
+        priority = reply.priority;
         for (const waiter of warming) waiter.resolve();
         warming = [];
         return;
@@ -153,6 +180,9 @@ export function createOfflineProviderThread(
     },
     get threadId() {
       return worker?.threadId ?? null;
+    },
+    get priority() {
+      return worker ? priority : null;
     },
     async close() {
       closed = true;
