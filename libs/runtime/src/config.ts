@@ -143,7 +143,7 @@ export const ConfigSchema = z
       .max(19)
       .default(10)
       .describe(
-        "Linux: nice value of the offline model's thread, so that requests get the CPU before consolidation; 0 keeps the process's (ADR 0032)",
+        "Linux: nice value of the offline model's thread, so that requests and projection get the CPU before the model's work; 0 keeps the process's (ADR 0032)",
       ),
     STRATAGATE_CONSOLIDATOR_YIELD_RATE: z.coerce
       .number()

@@ -10,7 +10,7 @@ import {
 } from '../model-port.ts';
 import type { GraphProposalInput } from '../graph.schema.ts';
 import { OFFLINE_PROVIDER_NAME } from './offline-provider.ts';
-import type { ThreadPriority } from './thread-priority.ts';
+import { assertThreadNice, type ThreadPriority } from './thread-priority.ts';
 
 /** The offline provider's methods, by name, with their inputs and results. */
 export interface OfflineCalls {
@@ -89,9 +89,8 @@ export function createOfflineProviderThread(
 ): ThreadedModelPort {
   const entry = options.entry ?? new URL('./offline-thread.worker.mjs', import.meta.url);
   const nice = options.nice ?? 0;
-  if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
-    throw new RangeError(`offline model thread: nice must be an integer in 0..19 (got ${nice})`);
-  }
+  // Checked here, so a bad value fails the caller, not the thread's start.
+  assertThreadNice(nice);
   const data: OfflineThreadData = { nice };
   let priority: ThreadPriority | null = null;
   let worker: Worker | null = null;

@@ -4,6 +4,13 @@ import { setPriority } from 'node:os';
 /** What `lowerOwnThreadPriority` did: the thread's id and nice value, or why nothing was done. */
 export type ThreadPriority = { tid: number; nice: number } | { unchanged: string };
 
+/** Throws a RangeError unless `nice` is a nice value a thread may be given (an integer, 0..19). */
+export function assertThreadNice(nice: number): void {
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
+    throw new RangeError(`thread nice value must be an integer in 0..19 (got ${nice})`);
+  }
+}
+
 /**
  * Gives the calling thread, and only it, the nice value `nice` (ADR 0032): background work then
  * takes the CPU that requests leave. Linux only: `/proc/thread-self` names the thread's id, and
@@ -12,9 +19,7 @@ export type ThreadPriority = { tid: number; nice: number } | { unchanged: string
  * returned.
  */
 export function lowerOwnThreadPriority(nice: number): ThreadPriority {
-  if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
-    throw new RangeError(`thread nice value must be an integer in 0..19 (got ${nice})`);
-  }
+  assertThreadNice(nice);
   if (nice === 0) return { unchanged: 'nice 0 asked' };
   if (process.platform !== 'linux') return { unchanged: `not on Linux (${process.platform})` };
   try {
