@@ -3,7 +3,15 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.stratagate/**', 'bench/out/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.stratagate/**',
+      'bench/out/**',
+      'coverage/**',
+      'libs/client/dist/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -39,6 +47,23 @@ export default tseslint.config(
       'no-restricted-globals': [
         'error',
         { name: 'Date', message: 'Inject time; do not read the clock in the domain.' },
+      ],
+    },
+  },
+  {
+    // A route is its schema plus one use-case call: data access belongs to read-model modules.
+    files: ['services/*/src/**/*.route.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['kysely', 'pg', '@electric-sql/*', '**/read-model/*', '@stratagate/log'],
+              message: 'A route calls a use case; reads and writes happen there.',
+            },
+          ],
+        },
       ],
     },
   },

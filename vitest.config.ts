@@ -11,6 +11,7 @@ export default defineConfig({
             'libs/**/*.unit.spec.ts',
             'services/**/*.unit.spec.ts',
             'infra/**/*.unit.spec.ts',
+            'docs/**/*.unit.spec.ts',
           ],
         },
       },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 describe(`ingest and query API contract (${describeBackend()})`, () => {
@@ -48,6 +48,31 @@ describe(`ingest and query API contract (${describeBackend()})`, () => {
     expect(await head()).toBe(first.body.position);
   });
 
+  it('a reused turnId with any other field is 409 and appends nothing; the same turn replays', async () => {
+    const first = await t.request('POST', '/v1/spaces/s7/turns', turn(30));
+    expect(first.status).toBe(202);
+    const before = await head();
+    const variants: Record<string, unknown>[] = [
+      { ...turn(30), occurredAt: '2023-05-08T11:59:00Z' },
+      { ...turn(30), threadId: 't2' },
+      {
+        ...turn(30),
+        messages: [
+          ...turn(30).messages.slice(0, 1),
+          { ...turn(30).messages[1]!, toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] },
+        ],
+      },
+    ];
+    for (const variant of variants) {
+      const res = await t.request('POST', '/v1/spaces/s7/turns', variant);
+      expect([res.status, res.body.error?.code]).toEqual([409, 'turn_id_reused']);
+    }
+    const again = await t.request('POST', '/v1/spaces/s7/turns', turn(30));
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    expect(await head()).toBe(before);
+  });
+
   it('keeps the caller offset of occurredAt', async () => {
     const res = await t.request('POST', '/v1/spaces/s1/turns', {
       ...turn(2),
@@ -87,6 +112,70 @@ describe(`ingest and query API contract (${describeBackend()})`, () => {
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
     expect(await head()).toBe(before);
+  });
+
+  /** The fields a 400 names: the keys an unknown-key issue lists, or the issue's path. */
+  const named = (body: { error: { code: string; issues?: { path: string; message: string }[] } }) =>
+    (body.error.issues ?? []).map((i) => `${i.path} ${i.message}`).join('; ');
+
+  it('refuses unknown fields with a 400 naming them, and appends nothing', async () => {
+    const before = await head();
+    const search = await t.request('POST', '/v1/spaces/s1/threads/t1/search/events', {
+      q: 'pnpm',
+    });
+    expect(search.status).toBe(400);
+    expect(search.body.error.code).toBe('invalid_request');
+    expect(named(search.body)).toMatch(/"q"/);
+
+    const mem0 = await t.request('POST', '/v1/spaces/s1/turns', { ...turn(40), user_id: 'alice' });
+    expect(mem0.status).toBe(400);
+    expect(named(mem0.body)).toMatch(/"user_id"/);
+    const nested = turn(41);
+    (nested.messages[0] as Record<string, unknown>).user_id = 'alice';
+    expect((await t.request('POST', '/v1/spaces/s1/turns', nested)).status).toBe(400);
+
+    const query = await t.request('GET', '/v1/spaces/s1/memory-events?limit=5&sort=desc');
+    expect(query.status).toBe(400);
+    expect(named(query.body)).toMatch(/"sort"/);
+    expect(await head()).toBe(before);
+  });
+
+  it('refuses an expand target outside the documented forms', async () => {
+    const res = await t.request('POST', '/v1/spaces/s1/blocks/blk_x/expand', { target: 'huge' });
+    expect(res.status).toBe(400);
+    expect(named(res.body)).toMatch(/target/);
+    // A documented form passes validation (and then finds no such block).
+    for (const target of ['raw', 'next', '+1', 'L3', '3', 2.6, null]) {
+      const ok = await t.request('POST', '/v1/spaces/s1/blocks/blk_x/expand', { target });
+      expect([ok.status, target]).toEqual([404, target]);
+    }
+  });
+
+  it('takes thread ids of the one id pattern only, so a thread that was written can be read and closed', async () => {
+    for (const threadId of ['my thread', 'x/y', '../../etc/passwd', '']) {
+      const res = await t.request('POST', '/v1/spaces/s1/turns', turn(50, 't1', { threadId }));
+      expect([res.status, threadId]).toEqual([400, threadId]);
+      expect(named(res.body)).toMatch(/threadId/);
+    }
+    const threadId = 'session-2026.12:a_b';
+    const written = await t.request('POST', '/v1/spaces/s9/turns', turn(51, threadId));
+    expect(written.status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let context = await t.request('GET', `/v1/spaces/s9/threads/${threadId}/context`);
+    while (context.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      context = await t.request('GET', `/v1/spaces/s9/threads/${threadId}/context`);
+    }
+    expect(context.body.openTail.turns).toBe(1);
+    const closed = await t.request('POST', `/v1/spaces/s9/threads/${threadId}/close`);
+    expect([closed.status, closed.body.sealed]).toEqual([202, true]);
+  });
+
+  it('a turn without a threadId goes to the thread `default`, and says so', async () => {
+    const { threadId: _omitted, ...body } = turn(60, 'unused');
+    const res = await t.request('POST', '/v1/spaces/s10/turns', body);
+    expect(res.status).toBe(202);
+    expect(res.body.threadId).toBe('default');
   });
 
   it('rejects an invalid space id with 400', async () => {

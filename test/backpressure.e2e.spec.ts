@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProjectionBackpressure } from '@stratagate/ingest';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 // Turns wait while the projection lag is over its bound (ADR 0031). The worker-thread wiring (the

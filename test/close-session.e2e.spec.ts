@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 const S = '/v1/spaces/closing';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsolidator } from '@stratagate/consolidator';
 import { createOfflineProvider } from '@stratagate/model';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, startNode } from '@stratagate/runtime';
-import { describeBackend, openTestDatabase } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { turn } from './harness.ts';
 import { spawnServer } from './support/spawn-server.ts';
 

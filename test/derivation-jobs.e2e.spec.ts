@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineProvider, ModelError, type ModelPort } from '@stratagate/model';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 /** A model that fails while `failing` is set, counting calls; otherwise the offline provider. */

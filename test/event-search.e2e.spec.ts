@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fuzzyMatch, matchesAllParticipants } from '@stratagate/domain';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 
 const S = '/v1/spaces/evsearch';
@@ -163,17 +163,27 @@ describe(`event search: filters, temporal intent, pools (${describeBackend()})`,
 
   it('fuses the agent pool at agentMemoryWeight; 0 switches it off', async () => {
     const remembered = await t.request('POST', `${S}/threads/chat/remember`, {
-      content: 'Melanie keeps her pottery tools in the school art room.',
+      content: 'Glazing brushes stay locked up overnight.',
       category: 'fact',
     });
     expect(remembered.body.outcome).toBe('ADDED');
     const agentId = remembered.body.eventId as string;
     const rankOf = (hits: { id: string }[]) => hits.findIndex((h) => h.id === agentId);
-    const heavy = await search({ query: 'pottery school', agentMemoryWeight: 5, limit: 20 });
-    const light = await search({ query: 'pottery school', agentMemoryWeight: 0.1, limit: 20 });
+    const heavy = await search({
+      query: 'Melanie glazing brushes',
+      agentMemoryWeight: 5,
+      limit: 20,
+    });
+    const light = await search({
+      query: 'Melanie glazing brushes',
+      agentMemoryWeight: 0.1,
+      limit: 20,
+    });
     expect(rankOf(heavy)).toBe(0);
     expect(rankOf(light)).toBeGreaterThan(0);
-    expect(rankOf(await search({ query: 'pottery school', agentMemoryWeight: 0 }))).toBe(-1);
+    expect(rankOf(await search({ query: 'Melanie glazing brushes', agentMemoryWeight: 0 }))).toBe(
+      -1,
+    );
     expect(heavy[0]!.pool).toBe('agent');
   });
 

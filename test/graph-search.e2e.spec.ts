@@ -9,12 +9,12 @@ import {
 } from '@stratagate/model';
 import { coreProjection, createProjector, reindexGraphNodes } from '@stratagate/projector';
 import {
-  describeBackend,
   dumpReadModel,
   replaceSearchDocs,
   searchIndex,
   type ReadModelTables,
 } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 
 /*

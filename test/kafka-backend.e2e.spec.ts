@@ -5,7 +5,7 @@ import {
   rebuildProjection,
   type RebuildProgress,
 } from '@stratagate/projector';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { installTestTelemetry, type TestTelemetry } from '@stratagate/telemetry/testing';
 import {
   describeWithKafka,

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import {
   normaliseEvidence,
   parseSessionDate,
@@ -175,8 +175,9 @@ describe(`LoCoMo eval end to end on a toy conversation (${describeBackend()})`, 
   });
 
   it('never ingests annotation fields or answers', () => {
-    // D1:2 and D2:3 say it; D1:3 and D2:4 follow them (the previous message is indexed as context).
-    expect(sanityHits).toBe(4);
+    // D1:2 and D2:3 say it; D1:3 and D2:4 follow them and D1:1 and D2:2 precede them (the
+    // messages on either side are indexed as context).
+    expect(sanityHits).toBe(6);
     expect(annotationProbe).toEqual({
       [`raw:${SECRET}`]: 0,
       [`events:${SECRET}`]: 0,
@@ -219,6 +220,19 @@ describe(`LoCoMo eval end to end on a toy conversation (${describeBackend()})`, 
       expect(r.systemScore).toEqual({ recall: { 1: 1, 5: 1 }, hitAll: { 1: 1, 5: 1 } });
       expect(r.baselineScore).toEqual({ recall: { 1: 1, 5: 1 }, hitAll: { 1: 1, 5: 1 } });
     }
+    // Each gold turn's rank in every ranking, 1-based, null where a list missed it.
+    const greyhound = q.get('greyhound Biscuit adopted')!;
+    expect(greyhound.ranks.fused).toEqual([1]);
+    expect(greyhound.ranks.raw).toEqual([1]);
+    expect(greyhound.ranks.bm25).toEqual([1]);
+    expect(Object.keys(greyhound.ranks).sort()).toEqual([
+      'bm25',
+      'events',
+      'fused',
+      'graph',
+      'raw',
+    ]);
+    expect(Object.keys(greyhound.listScores).sort()).toEqual(['events', 'graph', 'raw']);
     // Two gold turns, both matched: half at k=1, all at k=5.
     const two = q.get('turquoise xylophone nephew')!;
     for (const s of [two.systemScore, two.baselineScore]) {

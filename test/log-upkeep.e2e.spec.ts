@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 // A node that appends without a projector in the process (the ingest role apart from the

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model';
+import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model/testing';
 import { coreProjection, createProjector } from '@stratagate/projector';
-import { describeBackend, dumpReadModel } from '@stratagate/store';
+import { dumpReadModel } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startFakeModelNode, startTestNode, type TestNode } from './harness.ts';
 
 type Body = { messages: { role: string; content: string }[] };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model';
-import { describeBackend } from '@stratagate/store';
+import { fakeOpenAiReply, type FakeOpenAiServer } from '@stratagate/model/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import { startFakeModelNode, type TestNode } from './harness.ts';
 
 const summary = fakeOpenAiReply.json({

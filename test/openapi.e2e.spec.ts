@@ -1,8 +1,13 @@
-import { isDeepStrictEqual } from 'node:util';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { documentedExamples } from '@stratagate/http';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 
 /*
@@ -19,7 +24,16 @@ interface Media {
   example?: unknown;
   examples?: Record<string, { value?: unknown }>;
 }
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: Json;
+}
 interface Operation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  parameters?: Parameter[];
   requestBody?: { content?: Record<string, Media> };
   responses?: Record<string, { description?: string; content?: Record<string, Media> }>;
   security?: Record<string, string[]>[];
@@ -40,8 +54,16 @@ function examplesOf(media: Media | undefined): unknown[] {
   if (media.example !== undefined) found.push(media.example);
   for (const e of Object.values(media.examples ?? {})) found.push(e.value);
   if (media.schema?.example !== undefined) found.push(media.schema.example);
+  // A response of another media type keeps its examples on its schema.
+  if (Array.isArray(media.schema?.examples)) found.push(...media.schema.examples);
   return found;
 }
+
+/**
+ * The body of a request or response: JSON, or NDJSON where a file streams (a space's export).
+ */
+const bodyMedia = (content: Record<string, Media> | undefined): Media | undefined =>
+  content?.['application/json'] ?? content?.['application/x-ndjson'];
 
 describe(`OpenAPI document and docs page (${describeBackend()})`, () => {
   let t: TestNode;
@@ -85,7 +107,7 @@ describe(`OpenAPI document and docs page (${describeBackend()})`, () => {
       );
       if (success.length === 0) problems.push(`${name}: no 2xx response`);
       for (const [status, response] of success) {
-        const media = response.content?.['application/json'];
+        const media = bodyMedia(response.content);
         if (!media?.schema || Object.keys(media.schema).length === 0) {
           problems.push(`${name} ${status}: no response schema`);
         }
@@ -103,7 +125,7 @@ describe(`OpenAPI document and docs page (${describeBackend()})`, () => {
     const withBody = operations.filter((o) => o.operation.requestBody);
     expect(withBody.length).toBeGreaterThanOrEqual(10);
     for (const { name, operation } of withBody) {
-      const media = operation.requestBody!.content?.['application/json'];
+      const media = bodyMedia(operation.requestBody!.content);
       if (!media?.schema) problems.push(`${name}: no request body schema`);
       if (examplesOf(media).length === 0) problems.push(`${name}: no request body example`);
     }
@@ -177,12 +199,9 @@ describe(`OpenAPI document and docs page (${describeBackend()})`, () => {
 
     // And every example the document shows is one of those checked above.
     const shown = operations.flatMap(({ name, operation }) => [
-      ...examplesOf(operation.requestBody?.content?.['application/json']).map((e) => ({
-        name,
-        e,
-      })),
+      ...examplesOf(bodyMedia(operation.requestBody?.content)).map((e) => ({ name, e })),
       ...Object.values(operation.responses ?? {}).flatMap((r) =>
-        examplesOf(r.content?.['application/json']).map((e) => ({ name, e })),
+        examplesOf(bodyMedia(r.content)).map((e) => ({ name, e })),
       ),
     ]);
     const unchecked = shown.filter(
@@ -224,5 +243,93 @@ describe(`OpenAPI document and docs page (${describeBackend()})`, () => {
     const spec = await get('/docs/json');
     expect(spec.statusCode).toBe(200);
     expect(spec.json()).toEqual(doc);
+  });
+
+  it('names every operation: a stable, unique camelCase operationId', () => {
+    const ids = operations.map(({ name, operation }) => [name, operation.operationId] as const);
+    expect(ids.filter(([, id]) => !id || !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    expect(new Set(ids.map(([, id]) => id)).size).toBe(ids.length);
+    expect(Object.fromEntries(ids.map(([name, id]) => [id, name]))).toMatchObject({
+      recordTurn: 'POST /v1/spaces/{spaceId}/turns',
+      recall: 'POST /v1/spaces/{spaceId}/threads/{threadId}/recall',
+      searchEvents: 'POST /v1/spaces/{spaceId}/threads/{threadId}/search/events',
+      assessEvidence: 'POST /v1/spaces/{spaceId}/threads/{threadId}/assess',
+      adoptEvidence: 'POST /v1/spaces/{spaceId}/threads/{threadId}/adopt',
+    });
+  });
+
+  it('npx openapi-typescript on the served document yields one named operation per route', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sg-openapi-'));
+    try {
+      const input = join(dir, 'openapi.json');
+      const output = join(dir, 'api.d.ts');
+      await writeFile(input, JSON.stringify(doc));
+      const bin = fileURLToPath(
+        new URL('../node_modules/.bin/openapi-typescript', import.meta.url),
+      );
+      await promisify(execFile)(bin, [input, '--output', output]);
+      const types = await readFile(output, 'utf8');
+      expect(types).not.toMatch(/export type operations = Record<string, never>/);
+      const start = types.indexOf('export interface operations {');
+      expect(start).toBeGreaterThanOrEqual(0);
+      const end = types.indexOf('\n}\n', start);
+      const keys = [...types.slice(start, end).matchAll(/^ {4}([A-Za-z]+): \{/gm)].map((m) => m[1]);
+      expect(keys.sort()).toEqual(operations.map((o) => o.operation.operationId).sort());
+      // Each path's method refers to its named operation rather than an inline one.
+      for (const { operation } of operations) {
+        expect(types).toContain(`operations["${operation.operationId}"]`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("speaks the user's words: no rule ids in summaries or descriptions", () => {
+    const texts = operations.flatMap(({ name, operation }) =>
+      [operation.summary, operation.description].map((text) => ({ name, text: text ?? '' })),
+    );
+    expect(texts.filter(({ text }) => /MM-[A-Z]+/.test(text))).toEqual([]);
+    expect(operations.filter((o) => !o.operation.summary?.trim()).map((o) => o.name)).toEqual([]);
+  });
+
+  it("bounds every integer by what it means: requests within a real range, never JSON's 2^53", () => {
+    const problems: string[] = [];
+    const visit = (schema: unknown, where: string, request: boolean) => {
+      if (Array.isArray(schema)) {
+        schema.forEach((s, i) => visit(s, `${where}/${i}`, request));
+        return;
+      }
+      if (schema === null || typeof schema !== 'object') return;
+      const s = schema as Json;
+      if (s.type === 'integer') {
+        for (const bound of ['minimum', 'maximum'] as const) {
+          const value = s[bound] as number | undefined;
+          if (value !== undefined && Math.abs(value) >= Number.MAX_SAFE_INTEGER) {
+            problems.push(`${where}: ${bound} ${value}`);
+          }
+        }
+        if (s.minimum === undefined) problems.push(`${where}: no minimum`);
+        if (request && s.maximum === undefined) problems.push(`${where}: no maximum`);
+      }
+      for (const [key, value] of Object.entries(s)) {
+        if (key !== 'examples' && key !== 'example') visit(value, `${where}/${key}`, request);
+      }
+    };
+    for (const { name, operation } of operations) {
+      for (const p of operation.parameters ?? [])
+        visit(p.schema, `${name} ${p.in} ${p.name}`, true);
+      visit(operation.requestBody, `${name} body`, true);
+      visit(operation.responses, `${name} responses`, false);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('refuses unknown fields: every request body and query string is a closed object', () => {
+    const open: string[] = [];
+    for (const { name, operation } of operations) {
+      const body = operation.requestBody?.content?.['application/json']?.schema;
+      if (body && body.additionalProperties !== false) open.push(`${name} body`);
+    }
+    expect(open).toEqual([]);
   });
 });

@@ -14,7 +14,8 @@ import {
   type RebuildProgress,
 } from '@stratagate/projector';
 import { loadConfig, startNode } from '@stratagate/runtime';
-import { describeBackend, dumpReadModel, openTestDatabase } from '@stratagate/store';
+import { dumpReadModel } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 // Rule A is the default fading λ of spaces that never configured one; rule B changes it.
@@ -283,7 +284,10 @@ describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
     const status = await cli(['projections', 'status', ...store]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(
-      /^core \(rm_v1_r2, generation 2\): position \d+ of \d+, lag \d+; code v1 \{"defaultDecayLambda":0.9\}/,
+      new RegExp(
+        `^core \\(rm_v1_r2, generation 2\\): position \\d+ of \\d+, lag \\d+; ` +
+          `code v${coreProjectionDefinition.codeVersion} \\{"defaultDecayLambda":0.9\\}`,
+      ),
     );
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineProvider, type ModelPort } from '@stratagate/model';
 import { requestReconsolidation } from '@stratagate/runtime';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 
 /** The offline provider, with the extractor version it reports switchable (v1 → v2). */

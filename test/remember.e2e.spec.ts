@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createOfflineProvider,
   createOpenAiCompatibleProvider,
+  type ModelPort,
+} from '@stratagate/model';
+import {
   fakeOpenAiReply,
   startFakeOpenAiServer,
   type FakeOpenAiServer,
-  type ModelPort,
-} from '@stratagate/model';
-import { describeBackend } from '@stratagate/store';
+} from '@stratagate/model/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 
 const S = '/v1/spaces/agentmem';

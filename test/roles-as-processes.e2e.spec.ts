@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '@stratagate/store';
+import { openTestDatabase } from '@stratagate/store/testing';
 import { freshTopic, kafkaBrokers, testKafka } from '../libs/log/src/kafka/kafka.test-support.ts';
 import { turn } from './harness.ts';
 import { eventually, freePort, startRoleProcess, type RoleProcess } from './support/processes.ts';

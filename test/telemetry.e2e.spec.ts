@@ -5,7 +5,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredRecord } from '@stratagate/domain';
-import { describeBackend } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { contextFromTraceparent, METRIC, traceLogMixin } from '@stratagate/telemetry';
 import { installTestTelemetry, type TestTelemetry } from '@stratagate/telemetry/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';

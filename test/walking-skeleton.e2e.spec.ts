@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreProjection, createProjector } from '@stratagate/projector';
-import { dumpReadModel, describeBackend } from '@stratagate/store';
+import { dumpReadModel } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
 
 const SPACE = 'project:skeleton';

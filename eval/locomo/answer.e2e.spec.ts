@@ -10,8 +10,8 @@ import {
   startFakeOpenAiServer,
   type FakeOpenAiServer,
   type ScriptedReply,
-} from '@stratagate/model';
-import { describeBackend } from '@stratagate/store';
+} from '@stratagate/model/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import type { TestNode } from '../../test/harness.ts';
 import { AnswerModeConfigError, answerModelsFromEnv } from './answer-mode.ts';
 import { PROMPT_VERSIONS, UNCERTAIN_PREFIX } from './answer-prompts.ts';
@@ -94,7 +94,7 @@ const KEYWORD: Record<string, string> = {
   'turquoise xylophone nephew': 'xylophone',
   'bassoon orchestra cousin': 'tuba', // in no turn
   'greyhound Biscuit adopted': 'marzipan', // in no turn
-  'ceramic glaze bowl': 'bowl', // no event; the raw message's photo caption
+  'ceramic glaze bowl': 'bowl', // the photo's caption
   'lighthouses shipwrecks novel': 'cookbook', // adversarial
 };
 const GOLD: Record<string, string> = {
@@ -333,14 +333,13 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
     expect(xylophone.batches.map((b) => [b.tool, b.verdict, b.incremented])).toEqual([
       ['expand_event', 'sufficient', 1],
     ]);
-    // No event for the bowl: events search (empty) → raw search, whose ref reinforces nothing.
+    // The photo's caption is an event of its own: event search finds the bowl at once.
     const bowl = byQuestion(answers, 'ceramic glaze bowl');
     expect(bowl.batches.map((b) => [b.tool, b.verdict, b.adoptedRefs.length])).toEqual([
-      ['search_events', 'partial', 0],
-      ['search_raw', 'sufficient', 1],
+      ['search_events', 'sufficient', 1],
     ]);
-    expect(bowl.batches[1]!.adoptedRefs[0]).toMatch(/^raw:/);
-    expect(bowl.batches[1]!.incremented).toBe(0);
+    expect(bowl.batches[0]!.adoptedRefs[0]).toMatch(/^event:/);
+    expect(bowl.batches[0]!.incremented).toBe(1);
     expect(bowl.answer).toBe('a bowl');
     // Every opened batch was closed before the answer, on the server too.
     expect(answers.every((r) => r.unresolvedAfter.length === 0)).toBe(true);
@@ -365,18 +364,32 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
   });
 
   it('reinforces exactly the adopted events, once per adoption', () => {
-    const marathon = [...before].find(([, e]) => /marathon/.test(e.title))![0];
-    const xylophone = [...before].find(([, e]) => /xylophone/.test(e.title))![0];
+    // Two events mention the xylophone; which one recall shows first is the backend's order, so
+    // each question's event is the one its answer adopted.
+    const adoptedEvent = (question: string) => {
+      const refs = byQuestion(report.answer!.answers, question).batches.flatMap(
+        (b) => b.adoptedRefs,
+      );
+      expect(refs).toHaveLength(1);
+      expect(refs[0]).toMatch(/^event:/);
+      return refs[0]!.slice('event:'.length);
+    };
+    const marathon = adoptedEvent('Lisbon marathon training?');
+    const xylophone = adoptedEvent('turquoise xylophone nephew');
+    const photo = adoptedEvent('ceramic glaze bowl');
+    expect(before.get(marathon)?.title).toMatch(/marathon/);
+    expect(before.get(xylophone)?.title).toMatch(/xylophone/);
+    expect(before.get(photo)).toBeDefined();
     const delta = Object.fromEntries(
       [...after].map(([id, e]) => [id, e.n - (before.get(id)?.n ?? 0)]),
     );
     const expected = Object.fromEntries([...after.keys()].map((id) => [id, 0]));
-    expect(delta).toEqual({ ...expected, [marathon]: 3, [xylophone]: 3 });
+    expect(delta).toEqual({ ...expected, [marathon]: 3, [xylophone]: 3, [photo]: 3 });
     expect(report.answer!.reinforcement).toEqual([
       {
         sampleId: 'toy-1',
-        expected: { [marathon]: 3, [xylophone]: 3 },
-        observed: { [marathon]: 3, [xylophone]: 3 },
+        expected: { [marathon]: 3, [xylophone]: 3, [photo]: 3 },
+        observed: { [marathon]: 3, [xylophone]: 3, [photo]: 3 },
         ok: true,
       },
     ]);
@@ -436,12 +449,12 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
     expect(acc['cat1-5'].sd).toBeCloseTo(Math.sqrt(1 / 3) / 6, 12);
     expect(acc['cat1-5']).toMatchObject({ n: 6, min: 0.5, max: 4 / 6 });
 
-    // Agent calls per run: plan + one assessment per batch + answer (3+3+5+5+4+5 = 25), ×3,
+    // Agent calls per run: plan + one assessment per batch + answer (3+3+5+5+3+5 = 24), ×3,
     // plus the one corrective plan call; the judge: one call per answer.
     expect(s.tokens.agent).toEqual({
-      prompt: 76 * 100,
-      completion: 76 * 10,
-      calls: 76,
+      prompt: 73 * 100,
+      completion: 73 * 10,
+      calls: 73,
       callsWithoutUsage: 0,
     });
     expect(s.tokens.judge).toEqual({
@@ -450,22 +463,22 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
       calls: 18,
       callsWithoutUsage: 0,
     });
-    expect(server.requestCount).toBe(76 + 18);
+    expect(server.requestCount).toBe(73 + 18);
     expect(s.tokens.perAnswer.judgePrompt).toBe(50);
     expect(s.latencyMs.answer.n).toBe(18);
     expect(s.latencyMs.answer.median).toBeGreaterThan(0);
     expect(s.latencyMs.answer.p95!).toBeGreaterThanOrEqual(s.latencyMs.answer.median!);
 
     expect(s.gate).toMatchObject({
-      batches: 13 * 3,
-      assessedByModel: 39,
+      batches: 12 * 3,
+      assessedByModel: 36,
       assessedByHarness: 0,
-      verdicts: { sufficient: 9, partial: 30 },
+      verdicts: { sufficient: 9, partial: 27 },
       rejectedEvidenceRefs: 0,
-      adoptions: 39,
+      adoptions: 36,
       nonEmptyAdoptions: 9,
       adoptedRefs: 9,
-      eventReinforcements: 6,
+      eventReinforcements: 9,
       unresolvedBeforeAnswer: 0,
       reinforcementCheck: 'ok',
     });

@@ -6,8 +6,9 @@
  * (test/harness.ts wiring; in-memory PGlite, or a fresh database on DATABASE_URL) with the offline
  * provider (startTestNode reads no model settings from the environment). Each sample becomes a space, each session a
  * thread, each dataset turn one ingested turn; after consolidation settles, every question is
- * asked of event search and raw search, both mapped to source turns and fused with RRF. A plain
- * BM25 over the same turns is scored in the same run. With `--answer` (a model configured with
+ * asked of event, raw and graph search, each mapped to source turns and fused by `fuseScores`
+ * (ADR 0040), the system's own fusion. A plain BM25 over the same turns is scored in the same
+ * run. With `--answer` (a model configured with
  * STRATAGATE_MODEL_*), the scored questions are also answered by an agent through the evidence
  * gate and graded by an LLM judge (answer-mode.ts), reported beside the retrieval report.
  */
@@ -17,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { rrfFuse, RRF_K } from '@stratagate/domain';
+import { fuseScores, NEIGHBOUR_SHARE, type ScoredHit } from '@stratagate/domain';
 import { startTestNode, type TestNode } from '../../test/harness.ts';
 import {
   AnswerModeConfigError,
@@ -49,15 +50,18 @@ export const EVAL_SETTINGS = {
   /** The brief asks for 25; the search/raw route caps `limit` at 20. */
   rawSearchLimit: 20,
   rawSearchScope: 'space',
-  rrfK: RRF_K,
+  graphSearchLimit: 20,
   /**
-   * Raw search is the turn-level retriever; an event hit is a second vote for the turns it cites
-   * (events are extracted from those messages), so it counts half. On dev5 (offline provider):
-   * equal weights R@5 55.5 / R@10 68.7, events at 0.5 R@5 57.0 / R@10 69.0; no other value tried.
+   * Every list's hits map to the turns they cite (an event its sources, a graph node its
+   * provenance events' sources, a raw hit its message) and are fused per turn by their
+   * max-normalised scores (ADR 0040), each list at weight 1; a turn's neighbours in its session
+   * get `neighbourShare` of its score.
    */
-  rrfWeights: { events: 0.5, raw: 1 },
+  fusion: 'max-normalised CombSUM of BM25 scores per turn (fuseScores)',
+  listWeights: { events: 1, raw: 1, graph: 1 },
+  neighbourShare: NEIGHBOUR_SHARE,
   baseline:
-    'BM25 over turn content (text + photo caption), k1 1.2, b 0.75, tokenize() of @stratagate/domain',
+    'BM25 over turn content (text + photo caption), k1 1.2, b 0.75, tokenize() of @stratagate/domain (words, no stems, no stop words)',
   timeOfTurn: 'session date (UTC) + turn index minutes',
   analyzeAfterSettle: true,
   /** Each session is a thread; the host closes it when the session ends (its tail is sealed). */
@@ -106,7 +110,14 @@ export interface QuestionResult {
   baseline: string[];
   systemScore: QuestionScore;
   baselineScore: QuestionScore;
+  /** Each list of the system alone: event search's cited turns, raw search's, graph search's. */
+  listScores: Record<SearchList, QuestionScore>;
+  /** Per gold turn (in `gold`'s order), its 1-based rank in each ranking, null when absent. */
+  ranks: Record<SearchList | 'fused' | 'bm25', (number | null)[]>;
 }
+
+export const SEARCH_LISTS = ['events', 'raw', 'graph'] as const;
+export type SearchList = (typeof SEARCH_LISTS)[number];
 
 export interface ConversationReport extends Breakdown {
   sampleId: string;
@@ -135,6 +146,10 @@ export interface LocomoEvalReport {
   };
   seconds: number;
   overall: Breakdown;
+  /** Recall@k and hit_all@k of each list alone over categories 1–5. */
+  lists: Record<SearchList, Aggregate>;
+  /** Memory events and graph records built per conversation. */
+  memory: { sampleId: string; events: number; graphNodes: number; facts: number; edges: number }[];
   conversations: ConversationReport[];
   questions: QuestionResult[];
   markdown: string;
@@ -151,6 +166,12 @@ interface Hit {
 interface EventHit {
   id: string;
   sourceMessageIds: string[];
+  rankScore: number;
+}
+
+interface GraphHit {
+  provenanceEventIds: string[];
+  rankScore: number;
 }
 
 /** Waits until the log is projected and no derivation job is pending (like TestNode.settle). */
@@ -185,10 +206,16 @@ const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('
 class TurnMap {
   private readonly byThreadTurn = new Map<string, LocomoTurn>();
   private readonly byMessage = new Map<string, string>();
+  private readonly byDiaId = new Map<string, { threadId: string; index: number }>();
+  /** Memory events' source turns, read once per event. */
+  readonly eventTurns = new Map<string, string[]>();
 
   constructor(sessions: readonly LocomoSession[]) {
     for (const s of sessions) {
-      for (const t of s.turns) this.byThreadTurn.set(`${s.threadId}#${t.index}`, t);
+      for (const t of s.turns) {
+        this.byThreadTurn.set(`${s.threadId}#${t.index}`, t);
+        this.byDiaId.set(t.diaId, { threadId: s.threadId, index: t.index });
+      }
     }
   }
 
@@ -215,10 +242,43 @@ class TurnMap {
     return this.byMessage.get(messageId);
   }
 
+  /** A turn's neighbours in its session (thread turn ± 1): what the system knows of adjacency. */
+  neighbours(diaId: string): string[] {
+    const turn = this.byDiaId.get(diaId);
+    if (!turn) return [];
+    return [turn.index - 1, turn.index + 1].flatMap((i) => {
+      const t = this.byThreadTurn.get(`${turn.threadId}#${i}`);
+      return t ? [t.diaId] : [];
+    });
+  }
+
   learn(messageId: string, diaId: string) {
     this.byMessage.set(messageId, diaId);
   }
 }
+
+/** The turns a memory event cites, from its detail (read once per event). */
+async function eventTurns(t: TestNode, base: string, map: TurnMap, id: string): Promise<string[]> {
+  const known = map.eventTurns.get(id);
+  if (known) return known;
+  const detail = await t.request('GET', `${base}/memory-events/${id}`);
+  expectOk(detail, `memory-events/${id}`);
+  const turns: string[] = [];
+  for (const s of detail.body.sources as {
+    messageId: string;
+    threadId: string;
+    threadTurn: number;
+  }[]) {
+    const diaId = map.turnAt(s.threadId, s.threadTurn).diaId;
+    map.learn(s.messageId, diaId);
+    if (!turns.includes(diaId)) turns.push(diaId);
+  }
+  map.eventTurns.set(id, turns);
+  return turns;
+}
+
+const turnsOf = (hits: readonly ScoredHit[], limit: number) =>
+  [...new Set(hits.flatMap((h) => h.units))].slice(0, limit);
 
 async function systemRanking(
   t: TestNode,
@@ -227,9 +287,9 @@ async function systemRanking(
   query: string,
   map: TurnMap,
   limit: number,
-): Promise<string[]> {
+): Promise<{ fused: string[]; lists: Record<SearchList, string[]> }> {
   const base = `/v1/spaces/${spaceId}`;
-  const [events, raw] = await Promise.all([
+  const [events, raw, graph] = await Promise.all([
     t.request('POST', `${base}/threads/${threadId}/search/events`, {
       query,
       limit: EVAL_SETTINGS.eventSearchLimit,
@@ -239,42 +299,55 @@ async function systemRanking(
       limit: EVAL_SETTINGS.rawSearchLimit,
       scope: EVAL_SETTINGS.rawSearchScope,
     }),
+    t.request('POST', `${base}/threads/${threadId}/search/graph`, {
+      query,
+      limit: EVAL_SETTINGS.graphSearchLimit,
+    }),
   ]);
   expectOk(events, 'search/events');
   expectOk(raw, 'search/raw');
-  const eventTurns: string[] = [];
+  expectOk(graph, 'search/graph');
+  const eventHits: ScoredHit[] = [];
   for (const hit of events.body.hits as EventHit[]) {
-    if (hit.sourceMessageIds.some((m) => map.message(m) === undefined)) {
-      const detail = await t.request('GET', `${base}/memory-events/${hit.id}`);
-      expectOk(detail, `memory-events/${hit.id}`);
-      for (const s of detail.body.sources as {
-        messageId: string;
-        threadId: string;
-        threadTurn: number;
-      }[]) {
-        map.learn(s.messageId, map.turnAt(s.threadId, s.threadTurn).diaId);
-      }
-    }
-    for (const m of hit.sourceMessageIds) {
-      const id = map.message(m);
-      if (id !== undefined && !eventTurns.includes(id)) eventTurns.push(id);
-    }
+    eventHits.push({ units: await eventTurns(t, base, map, hit.id), score: hit.rankScore });
   }
-  const rawTurns: string[] = [];
-  for (const hit of raw.body.hits as Hit[]) {
-    const id = map.rawHit(hit);
-    if (!rawTurns.includes(id)) rawTurns.push(id);
+  const rawHits: ScoredHit[] = (raw.body.hits as (Hit & { rankScore: number })[]).map((hit) => ({
+    units: [map.rawHit(hit)],
+    score: hit.rankScore,
+  }));
+  const graphHits: ScoredHit[] = [];
+  for (const hit of graph.body.hits as GraphHit[]) {
+    const units: string[] = [];
+    for (const id of hit.provenanceEventIds) units.push(...(await eventTurns(t, base, map, id)));
+    graphHits.push({ units: [...new Set(units)], score: hit.rankScore });
   }
-  return rrfFuse(
+  const weights = EVAL_SETTINGS.listWeights;
+  const fused = fuseScores(
     [
-      { ids: eventTurns, weight: EVAL_SETTINGS.rrfWeights.events },
-      { ids: rawTurns, weight: EVAL_SETTINGS.rrfWeights.raw },
+      { hits: eventHits, weight: weights.events },
+      { hits: rawHits, weight: weights.raw },
+      { hits: graphHits, weight: weights.graph },
     ],
-    EVAL_SETTINGS.rrfK,
+    { neighbours: (turn) => map.neighbours(turn), neighbourShare: EVAL_SETTINGS.neighbourShare },
   )
     .map((f) => f.id)
     .slice(0, limit);
+  return {
+    fused,
+    lists: {
+      events: turnsOf(eventHits, limit),
+      raw: turnsOf(rawHits, limit),
+      graph: turnsOf(graphHits, limit),
+    },
+  };
 }
+
+/** 1-based ranks of each gold turn in `ranked`, null when absent. */
+const ranksOf = (gold: readonly string[], ranked: readonly string[]) =>
+  gold.map((g) => {
+    const i = ranked.indexOf(g);
+    return i < 0 ? null : i + 1;
+  });
 
 function compare(results: readonly QuestionResult[], ks: readonly number[]): SystemVsBaseline {
   const system = aggregate(
@@ -373,8 +446,8 @@ function markdown(report: Omit<LocomoEvalReport, 'markdown'>): string {
     `${report.counts.conversations} conversations, ${report.counts.turnsIngested} turns ingested, ${report.counts.scored} questions scored ` +
       `(${report.counts.excludedNoEvidence} without valid evidence excluded, ${report.counts.droppedEvidenceIds} evidence ids dropped), ` +
       `${report.seconds.toFixed(1)} s on ${report.backend}.`,
-    `System: event search (limit ${s.eventSearchLimit}, hits → cited turns) and raw search (limit ${s.rawSearchLimit}, scope ${s.rawSearchScope}) ` +
-      `fused with RRF k=${s.rrfK}, weights events ${s.rrfWeights.events} : raw ${s.rrfWeights.raw}; sessions closed at their end: ${s.closeSessions}; block size ${s.blockSize}` +
+    `System: event search (limit ${s.eventSearchLimit}, hits → cited turns), raw search (limit ${s.rawSearchLimit}, scope ${s.rawSearchScope}) and graph search (limit ${s.graphSearchLimit}, hits → provenance events' turns) ` +
+      `fused per turn by ${s.fusion}, weights events ${s.listWeights.events} : raw ${s.listWeights.raw} : graph ${s.listWeights.graph}, neighbours in the session ${s.neighbourShare}; sessions closed at their end: ${s.closeSessions}; block size ${s.blockSize}` +
       `${s.analyzeAfterSettle ? '; ANALYZE after each sample settles (PGlite has no autovacuum)' : ''}. Baseline: ${s.baseline}.`,
     'Recall@k in paper scoring (fraction of gold turns in the top k, averaged over questions), in %.',
     '',
@@ -385,6 +458,31 @@ function markdown(report: Omit<LocomoEvalReport, 'markdown'>): string {
     '## hit_all@k, all conversations',
     '',
     ...table(rows(overall), ks, 'hitAll'),
+    '',
+    '## Each list alone, categories 1–5',
+    '',
+    `| list | ${ks.map((k) => `R@${k} | hit_all@${k}`).join(' | ')} |`,
+    `| --- | ${ks.map(() => '---: | ---:').join(' | ')} |`,
+    ...SEARCH_LISTS.map(
+      (l) =>
+        `| ${l} search alone | ${ks
+          .map((k) => `${pct(report.lists[l].recall[k])} | ${pct(report.lists[l].hitAll[k])}`)
+          .join(' | ')} |`,
+    ),
+    `| BM25 baseline | ${ks
+      .map(
+        (k) =>
+          `${pct(overall['cat1-5'].baseline.recall[k])} | ${pct(overall['cat1-5'].baseline.hitAll[k])}`,
+      )
+      .join(' | ')} |`,
+    '',
+    '## Memory built per conversation',
+    '',
+    '| conversation | events | graph nodes | facts | edges |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...report.memory.map(
+      (m) => `| ${m.sampleId} | ${m.events} | ${m.graphNodes} | ${m.facts} | ${m.edges} |`,
+    ),
     '',
     '## Recall@k per conversation',
     '',
@@ -424,6 +522,7 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
   let excludedNoEvidence = 0;
   let excludedOtherCategory = 0;
   let droppedEvidenceIds = 0;
+  const memory: LocomoEvalReport['memory'] = [];
   try {
     for (const [ci, sample] of samples.entries()) {
       const tag = `[locomo ${ci + 1}/${samples.length} ${sample.sample_id}]`;
@@ -474,6 +573,7 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
       if (EVAL_SETTINGS.analyzeAfterSettle) await sql`analyze`.execute(t.node.database.db);
       log(`${tag} settled in ${((t2 - t1) / 1000).toFixed(1)} s`);
       if (options.afterIngest) await options.afterIngest({ node: t, spaceId, sample });
+      memory.push({ sampleId: sample.sample_id, ...(await memoryCounts(t, spaceId)) });
 
       const known = new Set(turns.map((x) => x.diaId));
       const map = new TurnMap(sessions);
@@ -493,7 +593,14 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
           excludedHere++;
           continue;
         }
-        const system = await systemRanking(t, spaceId, threadId, qa.question, map, maxK);
+        const { fused: system, lists } = await systemRanking(
+          t,
+          spaceId,
+          threadId,
+          qa.question,
+          map,
+          maxK,
+        );
         const baseline = bm25.rank(qa.question, maxK);
         mine.push({
           sampleId: sample.sample_id,
@@ -506,6 +613,18 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
           baseline,
           systemScore: scoreQuestion(evidence.ids, system, ks),
           baselineScore: scoreQuestion(evidence.ids, baseline, ks),
+          listScores: {
+            events: scoreQuestion(evidence.ids, lists.events, ks),
+            raw: scoreQuestion(evidence.ids, lists.raw, ks),
+            graph: scoreQuestion(evidence.ids, lists.graph, ks),
+          },
+          ranks: {
+            fused: ranksOf(evidence.ids, system),
+            events: ranksOf(evidence.ids, lists.events),
+            raw: ranksOf(evidence.ids, lists.raw),
+            graph: ranksOf(evidence.ids, lists.graph),
+            bm25: ranksOf(evidence.ids, baseline),
+          },
         });
         scoredQa.push({ index: qi, qa });
         if ((qi + 1) % 50 === 0) log(`${tag} questions ${qi + 1}/${sample.qa.length}`);
@@ -565,6 +684,16 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
     // Retrieval only: answer mode reports its own time.
     seconds: round((performance.now() - started) / 1000 - (answerMode?.seconds() ?? 0)),
     overall: breakdown(questions, ks),
+    lists: Object.fromEntries(
+      SEARCH_LISTS.map((l) => [
+        l,
+        aggregate(
+          questions.map((q) => q.listScores[l]),
+          ks,
+        ),
+      ]),
+    ) as Record<SearchList, Aggregate>,
+    memory,
     conversations,
     questions,
   };
@@ -596,6 +725,32 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
+/** Events (active and superseded) and the graph's visible nodes, current facts and edges. */
+async function memoryCounts(t: TestNode, spaceId: string) {
+  const base = `/v1/spaces/${spaceId}`;
+  let events = 0;
+  for (let offset: number | null = 0; offset !== null;) {
+    const page = await t.request('GET', `${base}/memory-events?limit=200&offset=${offset}`);
+    expectOk(page, 'memory-events');
+    events += (page.body.events as unknown[]).length;
+    offset = page.body.nextOffset as number | null;
+  }
+  let graphNodes = 0;
+  let facts = 0;
+  const edges = new Set<string>();
+  for (let offset = 0; ; offset += 100) {
+    const page = await t.request('GET', `${base}/graph/nodes?limit=100&offset=${offset}`);
+    expectOk(page, 'graph/nodes');
+    const nodes = page.body.nodes as { currentFacts: unknown[]; currentEdges: { id: string }[] }[];
+    graphNodes += nodes.length;
+    for (const n of nodes) {
+      facts += n.currentFacts.length;
+      for (const e of n.currentEdges) edges.add(e.id);
+    }
+    if (nodes.length < 100) break;
+  }
+  return { events, graphNodes, facts, edges: edges.size };
+}
 async function main() {
   const { values } = parseArgs({
     options: {

@@ -1,4 +1,4 @@
-import { bm25Score, docTermFrequencies, queryTerms, BM25_B, BM25_K1 } from '@stratagate/domain';
+import { bm25Score, docTermFrequencies, tokenize, BM25_B, BM25_K1 } from '@stratagate/domain';
 import type { LocomoTurn } from './dataset.ts';
 
 /**
@@ -20,7 +20,7 @@ export class TurnBm25 {
     this.docs = turns.map((t, order) => ({
       id: t.diaId,
       order,
-      ...docTermFrequencies([{ text: t.content, weight: 1 }]),
+      ...docTermFrequencies([{ text: t.content, weight: 1 }], tokenize),
     }));
     this.avgLength = this.docs.reduce((s, d) => s + d.length, 0) / Math.max(1, this.docs.length);
     for (const d of this.docs)
@@ -29,7 +29,7 @@ export class TurnBm25 {
 
   /** Dia ids with score > 0, best first; ties in conversation order. */
   rank(query: string, limit: number): string[] {
-    const terms = queryTerms(query);
+    const terms = [...new Set(tokenize(query))];
     const N = this.docs.length;
     const scored: { id: string; order: number; score: number }[] = [];
     for (const d of this.docs) {

@@ -38,7 +38,11 @@ export async function spawnServer(
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const started = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000);
+    // Two minutes: a first start creates two stores, and test files share two cores.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${out}${err}`));
+    }, 120_000);
     child.stdout!.on('data', (d) => {
       out += d;
       const url = /HTTP API: (\S+)/.exec(out)?.[1];

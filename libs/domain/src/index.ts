@@ -5,3 +5,5 @@ export * from './events/index.ts';
 export * from './retrieval/index.ts';
 export * from './graph/index.ts';
 export * from './gate/index.ts';
+export * from './profile/index.ts';
+export * from './imports/index.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { ApiKeyStore } from './api-keys.ts';
 
 describe(`API keys (${describeBackend()})`, () => {

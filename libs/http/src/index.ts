@@ -4,3 +4,8 @@ export * from './app.ts';
 export * from './schemas.ts';
 export * from './openapi.ts';
 export { withRequestContext } from './tracing.ts';
+export * from './request-space.ts';
+export * from './contract.ts';
+export * from './error-replies.ts';
+export * from './body-scan.ts';
+export * from './pages.ts';

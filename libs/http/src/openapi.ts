@@ -52,14 +52,23 @@ export function responseSchema<S extends z.ZodType>(
   return withExamples;
 }
 
+/**
+ * Marks a request-body field as the operation's idempotency key: the same value with the same
+ * request is answered as before and done once. The document shows it as `x-idempotency-key`,
+ * which is how generated clients know which field to fill and keep across their retries.
+ */
+export function idempotencyKey<S extends z.ZodType>(schema: S): S {
+  return schema.meta({ 'x-idempotency-key': true });
+}
+
 type ErrorShape = ErrorBody['error'];
 type RouteErrorStatus = 403 | 404 | 409 | 413 | 422 | 503;
 /** How a route documents one error status: its own description, and optionally its own example. */
 export type ErrorDoc = true | string | { description: string; example: ErrorShape };
 
-const defaultErrors: Record<400 | 401 | 500 | RouteErrorStatus, [string, ErrorShape]> = {
+const defaultErrors: Record<400 | 401 | 415 | 500 | RouteErrorStatus, [string, ErrorShape]> = {
   400: [
-    'Invalid request: a path parameter, query parameter or body field failed validation; `issues` lists each field (`invalid_request`).',
+    'Invalid request: a path parameter, query parameter or body field failed validation, or holds a NUL, an unpaired surrogate or nesting deeper than 64 levels; `issues` lists each field (`invalid_request`). A body that is not valid JSON is `invalid_json`.',
     {
       code: 'invalid_request',
       message: 'request body is invalid',
@@ -86,6 +95,14 @@ const defaultErrors: Record<400 | 401 | 500 | RouteErrorStatus, [string, ErrorSh
     'The request body exceeds the configured limit (`payload_too_large`).',
     { code: 'payload_too_large', message: 'request body exceeds the configured limit' },
   ],
+  415: [
+    'The body is not sent as `application/json` (`unsupported_media_type`).',
+    {
+      code: 'unsupported_media_type',
+      message: 'send the request body as JSON, with content-type application/json',
+      issues: [{ in: 'headers', path: '/content-type', message: 'must be application/json' }],
+    },
+  ],
   422: ['Well-formed but rejected.', { code: 'unprocessable', message: 'unprocessable' }],
   500: [
     'Unexpected server error (`internal`); details are in the server log only.',
@@ -109,7 +126,7 @@ function errorSchema(description: string, example: ErrorShape) {
 /**
  * The error responses of a /v1 route, all in the `ErrorBody` shape: 400 (validation), 401 (API
  * key) and 500 always, plus the statuses the route can answer, each with the route's own wording
- * (`true` keeps the generic one).
+ * (`true` keeps the generic one). A route that takes a body (it documents 413) also documents 415.
  */
 export function errorResponses(
   specific: Partial<Record<RouteErrorStatus, ErrorDoc>> = {},
@@ -125,6 +142,7 @@ export function errorResponses(
     else if (typeof doc === 'string') responses[status] = errorSchema(doc, example);
     else responses[status] = errorSchema(doc.description, doc.example);
   }
+  if (responses[413]) responses[415] = errorSchema(...defaultErrors[415]);
   responses[500] = errorSchema(...defaultErrors[500]);
   return responses;
 }

@@ -18,7 +18,7 @@ export const ErrorBody = z.object({
     issues: z
       .array(
         z.object({
-          in: z.string().optional().describe('body, params or querystring'),
+          in: z.string().optional().describe('body, params, querystring, headers or url'),
           path: z.string().describe('JSON pointer of the offending field, `/` for the whole'),
           message: z.string(),
         }),

@@ -5,3 +5,10 @@ export * from './new-record.ts';
 export * from './tail-loop.ts';
 export * from './kafka/index.ts';
 export * from './kurrent/index.ts';
+export {
+  DataKeyStore,
+  type EnsuredKey,
+  type ErasureTarget,
+  type PendingErasure,
+} from './sealing/data-keys.ts';
+export { createSealedLog, openRecords, sealRecords } from './sealing/sealed-log.ts';

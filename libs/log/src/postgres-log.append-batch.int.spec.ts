@@ -1,5 +1,6 @@
 import type { NewRecord, SpaceRef } from '@stratagate/domain';
-import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshSpace, makeRecord, sleep } from './contract/fixtures.ts';

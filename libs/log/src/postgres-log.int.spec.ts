@@ -1,10 +1,6 @@
 import type { StoredRecord } from '@stratagate/domain';
-import {
-  describeBackend,
-  openTestDatabase,
-  statisticsValues,
-  type Database,
-} from '@stratagate/store';
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase, statisticsValues } from '@stratagate/store/testing';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

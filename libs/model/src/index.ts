@@ -5,8 +5,14 @@ export {
   type ExtractionResult,
   type GraphProposalResult,
   type BlockSummaryResult,
+  type ExternalMemoryRecoveryResult,
+  type ImportDeciderInput,
+  type ImportDecisionOutput,
+  type ImportDecisionResult,
   type ModelPort,
   type ModelUsage,
+  type ProfileCompressionInput,
+  type ProfileCompressionResult,
   type SummaryMessage,
 } from './model-port.ts';
 export {
@@ -34,14 +40,10 @@ export {
 export { blockSummaryPrompt } from './openai/prompts/block-summary.prompt.ts';
 export { memoryEventsPrompt } from './openai/prompts/memory-events.prompt.ts';
 export { rememberDeciderPrompt } from './openai/prompts/remember-decider.prompt.ts';
+export { profileCompressionPrompt } from './openai/prompts/profile-compression.prompt.ts';
+export { importDeciderPrompt } from './openai/prompts/import-decider.prompt.ts';
+export { externalMemoryRecoveryPrompt } from './openai/prompts/external-memory-recovery.prompt.ts';
 export type { ChatMessage, PromptModule } from './openai/prompts/prompt-module.ts';
-export {
-  reply as fakeOpenAiReply,
-  startFakeOpenAiServer,
-  type FakeOpenAiServer,
-  type RecordedRequest,
-  type ScriptedReply,
-} from './openai/fake-openai-server.ts';
 export {
   extractEventsOffline,
   OFFLINE_EXTRACT_PROMPT_VERSION,

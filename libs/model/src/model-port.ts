@@ -39,10 +39,22 @@ export interface ExtractionInput {
   threadId: string;
   /** The target block's compacted messages; only their ids may be cited. */
   messages: SummaryMessage[];
-  previous?: { blockId: string; keyPoints: string[] } | null;
+  previous?: {
+    blockId: string;
+    keyPoints: string[];
+    /** Its last user or assistant message: context for a reply that opens the block. */
+    lastMessage?: ContextMessage;
+  } | null;
   next?: { blockId: string; keyPoints: string[] } | null;
   /** ≤ 8 relevant + ≤ 4 most recent events; relations may name only these. */
   timeline: TimelineEntry[];
+}
+
+/** A message outside the target block, shown as context only (never cited). */
+export interface ContextMessage {
+  role: 'user' | 'assistant';
+  name?: string;
+  content: string;
 }
 
 export interface ExtractionResult {
@@ -83,6 +95,84 @@ export interface ModelPort {
     input: RememberDeciderInput,
     options?: { signal?: AbortSignal },
   ): Promise<RememberDecisionResult>;
+  /**
+   * Optional (MM-PRO-6): compresses the long fields of a resident profile, adding nothing. The
+   * caller checks the result (long fields only, shorter, no new facts) and applies it only onto
+   * the revision it read. Without it, profiles are never compressed.
+   */
+  compressProfile?(
+    input: ProfileCompressionInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<ProfileCompressionResult>;
+  /**
+   * Optional (MM-IMP-4, step 3): decides what one candidate of an external memory import does
+   * to the existing events it was matched with. Without it the offline decider answers. The
+   * caller normalises the answer (MM-IMP-6); ids outside the matches are dropped.
+   */
+  decideImport?(
+    input: ImportDeciderInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<ImportDecisionResult>;
+  /**
+   * Optional (MM-IMP-4, step 1): turns an export that is not valid JSON into the import format.
+   * Every decision on a recovered document needs the user's confirmation (MM-IMP-6).
+   */
+  recoverExternalMemory?(
+    input: { text: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<ExternalMemoryRecoveryResult>;
+}
+
+/** MM-PRO-6: the long fields of a profile that hold text, with their limits. */
+export interface ProfileCompressionInput {
+  fields: { field: string; value: string; limit: number }[];
+}
+
+export interface ProfileCompressionResult {
+  /** The fields it rewrote; a field left out stays as it is. */
+  output: { fields: { field: string; value: string }[] };
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
+}
+
+/** MM-IMP-4: one import candidate and the top-K existing events its search found. */
+export interface ImportDeciderInput {
+  candidate: {
+    title: string;
+    summary: string;
+    tags: string[];
+    memoryKind: string;
+    category: string | null;
+    originalText?: string;
+  };
+  matches: { id: string; title: string; summary: string; status: string }[];
+}
+
+export interface ImportDecisionOutput {
+  action: 'ADD' | 'MERGE' | 'SUPERSEDE' | 'CONFLICT' | 'IGNORE';
+  existingEventIds: string[];
+  mergedCandidate?: { title: string; summary: string; tags?: string[] } | undefined;
+  reason: string;
+  confidence?: number | undefined;
+}
+
+export interface ImportDecisionResult {
+  output: ImportDecisionOutput;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
+}
+
+export interface ExternalMemoryRecoveryResult {
+  /** The document as the model rewrote it; the caller checks it against the format. */
+  output: Record<string, unknown>;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
 }
 
 /** MM-REM-4: a new agent memory and the existing events it partly overlaps. */

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
-import { WriterSnapshotStore } from '@stratagate/ingest';
+import { SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import {
   abandonBuild,
   DEFAULT_GROUP_PREFIX,
@@ -14,14 +14,27 @@ import {
   type RebuildProgress,
 } from '@stratagate/projector';
 import { MessageChannel } from 'node:worker_threads';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  eraseContent,
+  ExportFileInvalid,
+  exportSpace,
+  importSpace,
+  resumeErasures,
+} from '@stratagate/data';
 import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { projectionBackpressure, startNode, type StrataGateNode } from './node.ts';
 import { embeddedTargets, openStores, splitEmbeddedDir } from './stores.ts';
 import { placeRoles, startBackgroundThread, type BackgroundThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
+import { dataServicesOf } from './data-services.ts';
 import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
+import { DataDirInUse, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { localKeys, remoteKeys, startAdminServer, type KeyOperations } from './keys.ts';
 
 type Flags = {
   role?: string;
@@ -41,16 +54,72 @@ function configFrom(flags: Flags): Config {
   });
 }
 
+/**
+ * On the embedded store: takes the data directory for `command`, or fails naming the process
+ * that has it (ADR 0033). Null on a Postgres server, which many processes share.
+ */
+async function claimDataDir(config: Config, command: string): Promise<DataDirLock | null> {
+  return config.DATABASE_URL ? null : lockDataDir(config.STRATAGATE_DATA_DIR, command);
+}
+
 /** The stores and the log, for a command; `database.close()` closes every store. */
-async function openStoresAndLog(config: Config) {
-  const stores = await openStores(config);
-  const { log, kafka } = await openMessageLog(config, stores, false, 'stratagate-cli');
+async function openStoresAndLog(config: Config, command: string) {
+  const lock = await claimDataDir(config, command);
+  let stores;
+  try {
+    stores = await openStores(config);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+  const opened = stores;
+  const { log, kafka, keys } = await openMessageLog(config, opened, false, 'stratagate-cli');
   return {
-    database: { db: stores.database.db, close: () => stores.close() },
-    logDatabase: stores.logDatabase,
+    database: {
+      db: opened.database.db,
+      close: async () => {
+        await opened.close();
+        await lock?.release();
+      },
+    },
+    logDatabase: opened.logDatabase,
     log,
     kafka,
+    keys,
   };
+}
+
+/**
+ * Runs `work` on the key store: directly when this process can take the stores, through the
+ * serving process that owns an embedded directory otherwise (ADR 0033).
+ */
+async function withKeys<T>(
+  config: Config,
+  command: string,
+  work: (keys: KeyOperations) => Promise<T>,
+): Promise<T> {
+  let opened;
+  try {
+    opened = await openStoresAndLog(config, command);
+  } catch (error) {
+    if (!(error instanceof DataDirInUse)) throw error;
+    if (!error.owner.admin) {
+      throw new Error(
+        `${error.message} (it is not a server that manages keys${error.owner.command.includes('serve') ? ' yet: wait until it prints its URL' : ''})`,
+      );
+    }
+    console.error(`through the running server (process ${error.owner.pid})`);
+    return work(remoteKeys(error.owner.admin));
+  }
+  const { database, logDatabase, log } = opened;
+  try {
+    const store = new ApiKeyStore(logDatabase.db);
+    await store.migrate();
+    return await work(localKeys(store, logDatabase.db));
+  } finally {
+    await log.close();
+    await database.close();
+  }
 }
 
 const withStoreOptions = (cmd: Command) =>
@@ -69,6 +138,8 @@ withStoreOptions(
     .option('--host <host>', 'HTTP host (default 127.0.0.1)'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
+  // Before anything opens a store: a second process on the directory stops here (ADR 0033).
+  const lock = await claimDataDir(config, 'stratagate serve');
   // On a server, and on an embedded data directory with the split layout, the projector and the
   // consolidator get a worker thread of their own (ADRs 0016 and 0030).
   const placed = placeRoles(config);
@@ -141,6 +212,9 @@ withStoreOptions(
     }
   }
   const node: StrataGateNode = started;
+  // `stratagate keys` from another terminal reaches the keys through this process (ADR 0033).
+  const admin = lock ? await startAdminServer(localKeys(node.apiKeys, node.logDatabase.db)) : null;
+  if (admin) await lock!.advertise({ url: admin.url, token: admin.token });
   const where = config.DATABASE_URL ? 'Postgres server' : `PGlite in ${config.STRATAGATE_DATA_DIR}`;
   console.log(
     placed
@@ -155,38 +229,75 @@ withStoreOptions(
   }
   const shutdown = async (signal: string) => {
     console.log(`${signal}: shutting down`);
+    await admin?.close();
     await node.stop();
     await background?.stop();
     await closeStores();
+    await lock?.release();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 });
 
-const keys = program.command('keys').description('API keys (stored hashed, bound to a tenant)');
+const keys = program
+  .command('keys')
+  .description(
+    'API keys (stored hashed, bound to a tenant); through the running server when one owns the data directory',
+  );
 withStoreOptions(
   keys
     .command('create')
     .requiredOption('--tenant <id>', 'tenant the key belongs to')
     .option('--label <text>', 'label', 'cli'),
 ).action(async (flags: Flags & { tenant: string; label: string }) => {
-  const { database, logDatabase, log } = await openStoresAndLog(configFrom(flags));
-  const store = new ApiKeyStore(logDatabase.db);
-  await store.migrate();
-  const { key, keyId } = await store.create(flags.tenant, flags.label);
+  const { key, keyId } = await withKeys(configFrom(flags), 'stratagate keys create', (k) =>
+    k.create(flags.tenant, flags.label),
+  );
   console.log(`key ${keyId} for tenant '${flags.tenant}' (shown once):\n${key}`);
-  await log.close();
-  await database.close();
 });
 withStoreOptions(keys.command('revoke <keyId>')).action(async (keyId: string, flags: Flags) => {
-  const { database, logDatabase, log } = await openStoresAndLog(configFrom(flags));
-  const store = new ApiKeyStore(logDatabase.db);
-  await store.migrate();
-  console.log((await store.revoke(keyId)) ? `revoked ${keyId}` : `no active key ${keyId}`);
-  await log.close();
-  await database.close();
+  const revoked = await withKeys(configFrom(flags), 'stratagate keys revoke', (k) =>
+    k.revoke(keyId),
+  );
+  console.log(revoked ? `revoked ${keyId}` : `no active key ${keyId}`);
+  if (!revoked) process.exitCode = 1;
 });
+withStoreOptions(keys.command('list').description('key ids, tenants and labels')).action(
+  async (flags: Flags) => {
+    const list = await withKeys(configFrom(flags), 'stratagate keys list', (k) => k.list());
+    for (const k of list) {
+      const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+      console.log(`${k.keyId}  ${k.tenant}  ${state}  created ${k.createdAt}  ${k.label}`);
+    }
+    if (list.length === 0) console.log('no keys');
+  },
+);
+
+program
+  .command('mcp')
+  .description(
+    "MCP server over stdio for an agent host: the memory's search, evidence and remember tools, calling the API at --url",
+  )
+  .option('--url <url>', 'the API root', process.env.STRATAGATE_URL ?? 'http://127.0.0.1:8787')
+  .option('--key <key>', 'an API key (default: STRATAGATE_API_KEY)')
+  .option('--space <id>', 'the space tools act on when a call names none')
+  .option('--thread <id>', 'the thread tools act on when a call names none')
+  .action(async (flags: { url: string; key?: string; space?: string; thread?: string }) => {
+    const apiKey = flags.key ?? process.env.STRATAGATE_API_KEY;
+    if (!apiKey) {
+      console.error('stratagate mcp: pass --key <api key> or set STRATAGATE_API_KEY');
+      process.exit(2);
+    }
+    // stdout carries the protocol: nothing else may be written to it.
+    const { serveMcpOverStdio } = await import('@stratagate/mcp');
+    await serveMcpOverStdio({
+      url: flags.url,
+      apiKey,
+      ...(flags.space ? { spaceId: flags.space } : {}),
+      ...(flags.thread ? { threadId: flags.thread } : {}),
+    });
+  });
 
 withStoreOptions(
   program
@@ -194,7 +305,7 @@ withStoreOptions(
     .description('create or update the log, auth, writer-snapshot and read-model schemas'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const { database, logDatabase, log } = await openStoresAndLog(config);
+  const { database, logDatabase, log } = await openStoresAndLog(config, 'stratagate migrate');
   await new ApiKeyStore(logDatabase.db).migrate();
   await new WriterSnapshotStore(logDatabase.db).migrate();
   const { version } = await prepareReadModel(database.db, config);
@@ -225,7 +336,7 @@ withStoreOptions(
     },
   ) => {
     const config = configFrom(flags);
-    const { database, log } = await openStoresAndLog(config);
+    const { database, log } = await openStoresAndLog(config, 'stratagate reconsolidate');
     const { version } = await prepareReadModel(database.db, config);
     const n = await requestReconsolidation({
       db: database.db,
@@ -251,7 +362,7 @@ withStoreOptions(
   projections.command('status').description('live and building versions with their lag'),
 ).action(async (flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log, kafka } = await openStoresAndLog(config);
+  const { database, log, kafka } = await openStoresAndLog(config, 'stratagate projections status');
   await prepareReadModel(database.db, config);
   const rules = (r: { codeVersion: number; rules: object }) =>
     `code v${r.codeVersion} ${JSON.stringify(r.rules)}`;
@@ -349,7 +460,7 @@ withStoreOptions(
     throw new Error(`unknown projection '${name}' (known: ${Object.keys(PROJECTIONS).join(', ')})`);
   }
   const config = configFrom(flags);
-  const { database, log, kafka } = await openStoresAndLog(config);
+  const { database, log, kafka } = await openStoresAndLog(config, 'stratagate projections rebuild');
   // No prepareReadModel here: this process's rules are the new version's, not the live one's.
   const builderId = `cli-${process.pid}-${Date.now()}`;
   const interrupt = new AbortController();
@@ -407,7 +518,7 @@ withStoreOptions(
     .description('give up the version being built (drops its schema; the live one stays)'),
 ).action(async (name: string, flags: Flags) => {
   const config = configFrom(flags);
-  const { database, log } = await openStoresAndLog(config);
+  const { database, log } = await openStoresAndLog(config, 'stratagate projections abandon');
   await prepareReadModel(database.db, config);
   const dropped = await abandonBuild(database.db, config.STRATAGATE_READ_MODEL_SCHEMA, name);
   console.log(
@@ -416,6 +527,139 @@ withStoreOptions(
   await log.close();
   await database.close();
 });
+
+const spaces = program
+  .command('spaces')
+  .description("a space's records out to an export file and in again (ADR 0045)");
+withStoreOptions(
+  spaces
+    .command('export')
+    .description("write a space's records as an export file (NDJSON with checksums)")
+    .requiredOption('--tenant <id>', 'tenant of the space')
+    .requiredOption('--space <id>', 'memory space')
+    .option('--out <file>', 'file to write (default: standard output)'),
+).action(async (flags: Flags & { tenant: string; space: string; out?: string }) => {
+  const config = configFrom(flags);
+  const { database, log } = await openStoresAndLog(config, 'stratagate spaces export');
+  const space = { tenantId: flags.tenant, spaceId: flags.space };
+  try {
+    if ((await log.spaceVersion(space)) === 0) {
+      throw new Error(`space ${flags.tenant}/${flags.space} has no records`);
+    }
+    const lines = exportSpace(log, space, {
+      now: () => new Date(),
+      onProgress: ({ done, total }) => printLine(`exported ${done} of ${total} records`),
+    });
+    await pipeline(Readable.from(lines), flags.out ? createWriteStream(flags.out) : process.stdout);
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    if (flags.out) console.error(`wrote ${flags.out}`);
+  } finally {
+    await log.close();
+    await database.close();
+  }
+});
+withStoreOptions(
+  spaces
+    .command('import')
+    .description(
+      'import an export file into a space (verified whole first; an interrupted import resumes)',
+    )
+    .requiredOption('--tenant <id>', 'tenant of the target space')
+    .requiredOption('--space <id>', 'target memory space (may differ from the source)')
+    .requiredOption('--in <file>', 'the export file'),
+).action(async (flags: Flags & { tenant: string; space: string; in: string }) => {
+  const config = configFrom(flags);
+  const { database, log } = await openStoresAndLog(config, 'stratagate spaces import');
+  try {
+    await prepareReadModel(database.db, config);
+    const result = await importSpace({
+      log,
+      db: database.db,
+      target: { tenantId: flags.tenant, spaceId: flags.space },
+      open: () => createReadStream(flags.in),
+      onProgress: ({ phase, done, total }) =>
+        printLine(`${phase} ${done}${total === null ? '' : ` of ${total}`} records`),
+    });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    const how = result.resumedFrom > 0 ? ` (resumed after ${result.resumedFrom})` : '';
+    console.log(
+      `imported ${result.records} records of ${result.source.tenantId}/${result.source.spaceId} ` +
+        `into ${flags.tenant}/${flags.space}${how}; space version ${result.spaceVersion}`,
+    );
+  } catch (error) {
+    if (error instanceof ExportFileInvalid) {
+      throw new Error(`${flags.in}: ${error.message}; nothing was imported`);
+    }
+    throw error;
+  } finally {
+    await log.close();
+    await database.close();
+  }
+});
+
+withStoreOptions(
+  spaces
+    .command('erase')
+    .description(
+      "erase a space, one of its threads (--thread) or one memory event's content (--event) for good",
+    )
+    .requiredOption('--tenant <id>', 'tenant of the space')
+    .requiredOption('--space <id>', 'memory space')
+    .option('--thread <id>', 'erase this thread (session) only')
+    .option('--event <id>', "erase this memory event's content only"),
+).action(
+  async (flags: Flags & { tenant: string; space: string; thread?: string; event?: string }) => {
+    if (flags.thread && flags.event) throw new Error('give --thread or --event, not both');
+    const config = configFrom(flags);
+    const { database, logDatabase, log, kafka, keys } = await openStoresAndLog(
+      config,
+      'stratagate spaces erase',
+    );
+    try {
+      const { version } = await prepareReadModel(database.db, config);
+      const snapshots = new WriterSnapshotStore(logDatabase.db);
+      await snapshots.migrate();
+      const ctx = dataServicesOf({
+        config,
+        db: database.db,
+        log,
+        keys,
+        kafka,
+        writer: new SpaceWriterService(log, { snapshots }),
+        snapshots,
+        liveSchema: async () => version.liveSchema,
+        now: () => new Date(),
+      });
+      const target = flags.thread
+        ? ({ scope: 'thread', threadId: flags.thread } as const)
+        : flags.event
+          ? ({ scope: 'memory_event', eventId: flags.event } as const)
+          : ({ scope: 'space' } as const);
+      // Any erasure a crash left unfinished first, then this one.
+      const resumed = await resumeErasures(ctx);
+      if (resumed > 0) console.error(`carried through ${resumed} unfinished erasures`);
+      const erased = await eraseContent(
+        ctx,
+        { tenantId: flags.tenant, spaceId: flags.space },
+        target,
+        'cli',
+      );
+      console.log(
+        `erased ${erased.scope} ${erased.threadId ?? erased.eventId ?? erased.spaceId} of ` +
+          `${flags.tenant}/${flags.space} (${erased.erasureId}, ${erased.keysErased} keys deleted)`,
+      );
+    } finally {
+      await log.close();
+      await database.close();
+    }
+  },
+);
+
+/** One progress line on stderr (rewritten in place on a terminal). */
+function printLine(line: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${line}`);
+  else process.stderr.write(`${line}\n`);
+}
 
 function fmtSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;

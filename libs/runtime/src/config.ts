@@ -114,6 +114,21 @@ export const ConfigSchema = z
       .int()
       .min(1024)
       .default(2 * 1024 * 1024),
+    STRATAGATE_REQUEST_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(30_000)
+      .describe(
+        'how long a client has to send a whole request, headers and body; one still incomplete then is answered 408 and its connection closed (ADR 0039)',
+      ),
+    STRATAGATE_IMPORT_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024 * 1024)
+      .describe('largest export file `POST /v1/spaces/{spaceId}/import` takes (ADR 0045)'),
     STRATAGATE_LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),

@@ -4,6 +4,9 @@ import {
   createKafkaClient,
   createKafkaLog,
   createPostgresLog,
+  createSealedLog,
+  DataKeyStore,
+  openRecords,
   parseKafkaBrokers,
   type MessageLog,
 } from '@stratagate/log';
@@ -14,7 +17,10 @@ import type { Stores } from './stores.ts';
 export type KafkaBackend = KafkaSource;
 
 export interface OpenedLog {
+  /** Seals what it appends and opens what it reads (ADR 0046). */
   log: MessageLog;
+  /** The data keys that seal the log's records, beside the log. */
+  keys: DataKeyStore;
   /** Set on the Kafka backend: what the projector consumes and where its offsets live. */
   kafka: KafkaBackend | null;
 }
@@ -22,7 +28,8 @@ export interface OpenedLog {
 /**
  * The message log the configuration names: the Postgres table in the log's database (default) or
  * a Kafka topic whose index and consumer checkpoints live in the read models' database (ADR
- * 0007): the projector commits its offsets with its writes.
+ * 0007): the projector commits its offsets with its writes. Either way its records are sealed
+ * with data keys kept beside it (ADR 0046).
  */
 export async function openMessageLog(
   config: Config,
@@ -31,7 +38,9 @@ export async function openMessageLog(
   clientId = 'stratagate',
 ): Promise<OpenedLog> {
   if (config.STRATAGATE_LOG_BACKEND === 'postgres') {
-    return { log: await createPostgresLog(logDatabase), kafka: null };
+    const keys = new DataKeyStore(logDatabase.db);
+    await keys.migrate();
+    return { log: createSealedLog(await createPostgresLog(logDatabase), keys), keys, kafka: null };
   }
   const kafkaLogger = logger === false ? null : logger.child({ component: 'kafkajs' });
   const kafka = createKafkaClient({
@@ -53,5 +62,12 @@ export async function openMessageLog(
     numPartitions: config.STRATAGATE_KAFKA_PARTITIONS,
   });
   const checkpoints = await createKafkaCheckpointStore(database.db);
-  return { log, kafka: { kafka, topic, checkpoints } };
+  // Beside the topic's index, where the projector's transactions are: it opens records in them.
+  const keys = new DataKeyStore(database.db);
+  await keys.migrate();
+  return {
+    log: createSealedLog(log, keys),
+    keys,
+    kafka: { kafka, topic, checkpoints, open: (records, db) => openRecords(records, keys, db) },
+  };
 }

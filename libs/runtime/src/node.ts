@@ -2,12 +2,7 @@ import pino, { type Logger } from 'pino';
 import { spaceKey, type SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
-import {
-  ingestRoutes,
-  ProjectionBackpressure,
-  SpaceWriterService,
-  WriterSnapshotStore,
-} from '@stratagate/ingest';
+import { ingestPlugin, ProjectionBackpressure } from '@stratagate/ingest';
 import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
@@ -34,17 +29,9 @@ import {
   type LiveSchema,
   type Projector,
 } from '@stratagate/projector';
-import {
-  evidenceRoutes,
-  graphRoutes,
-  graphSearchRoutes,
-  memoryEventRoutes,
-  queryRoutes,
-  recallRoutes,
-  rememberRoutes,
-  searchRoutes,
-  type QueryContext,
-} from '@stratagate/query';
+import { queryPlugin, type QueryServices } from '@stratagate/query';
+import { mcpPlugin } from '@stratagate/mcp';
+import { dataPlugin, resumeErasures, type DataServices } from '@stratagate/data';
 import { PostingCache, type Database } from '@stratagate/store';
 import {
   initTelemetry,
@@ -52,10 +39,13 @@ import {
   serviceNameFor,
   traceLogMixin,
 } from '@stratagate/telemetry';
+import { ProfileWriter, SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import type { Config } from './config.ts';
 import { offlineModelThread } from './background-thread.ts';
 import { openMessageLog } from './log-backend.ts';
-import { prepareReadModel, requestReadModel } from './read-model.ts';
+import { dataServicesOf } from './data-services.ts';
+import { prepareReadModel } from './read-model.ts';
+import { landingPlugin } from './landing.ts';
 import { openStores, type Stores } from './stores.ts';
 
 export interface StrataGateNode {
@@ -86,6 +76,8 @@ export interface StrataGateNode {
   postingCache: PostingCache | null;
   /** What holds turns back while the projection lags (ADR 0031); null where nothing does. */
   backpressure: ProjectionBackpressure | null;
+  /** What the query service's use cases run on (tests call them directly); null without it. */
+  query: QueryServices | null;
   stop(): Promise<void>;
 }
 
@@ -335,7 +327,7 @@ export async function startNode(
     ? new PostingCache(config.STRATAGATE_SEARCH_CACHE_MB * 1024 * 1024)
     : null;
   const unobserveCache = postingCache ? observeSearchCache(() => postingCache.stats()) : null;
-  const routes: ((app: TypedApp) => void)[] = [];
+  const routes: ((app: TypedApp) => Promise<void>)[] = [];
   // One writer per process: ingest and the evidence gate share its per-space lock and state.
   // Its folded states are snapshotted, so a space's first write after a start reads only the
   // records since (ADR 0024).
@@ -346,74 +338,79 @@ export async function startNode(
     },
   });
   if (roles.has('ingest')) {
-    routes.push(ingestRoutes({ log, writer, now, ...(backpressure ? { backpressure } : {}) }));
+    routes.push(ingestPlugin({ log, writer, now, ...(backpressure ? { backpressure } : {}) }));
   }
-  if (roles.has('query')) {
-    const pinned = requestReadModel(readModel);
-    const shared = {
-      db: database.db,
-      log,
-      now,
-      ...(postingCache ? { postingCache } : {}),
-      // A global order (Postgres table): one checkpoint covers every space. Kafka orders a space
-      // only: the live group's applied version of the space, against the space's last version,
-      // each as the position of that record.
-      projectedPosition: kafka
-        ? async (space: SpaceRef) => {
-            const group = kafkaProjectionGroup(
-              DEFAULT_GROUP_PREFIX,
-              kafka.topic,
-              coreProjectionDefinition.name,
-              await pinned.follow(),
-            );
-            const applied = await kafka.checkpoints.spaceVersions(database.db, group, kafka.topic, [
-              space,
-            ]);
-            // Complete up to the version before the space's oldest seal still being indexed.
-            const version = await spaceAppliedThrough(
-              database.db,
-              await pinned.follow(),
-              space,
-              applied.get(spaceKey(space)) ?? 0,
-            );
-            return positionAt(log, space, version);
-          }
-        : async () => tableProjected(await pinned.follow()),
-      logPosition: kafka
-        ? async (space: SpaceRef) => positionAt(log, space, await log.spaceVersion(space))
-        : async () => log.headPosition(),
-    };
-    // `schema` is a getter: each request reads the version it was pinned to. (A spread of the
-    // result would freeze the schema of that moment; the routes only read `ctx.schema`.)
-    const context = <T extends object>(extra: T): QueryContext & T =>
-      Object.defineProperty({ ...shared, ...extra }, 'schema', {
-        get: pinned.schema,
-        enumerable: true,
-      }) as QueryContext & T;
-    routes.push(
-      pinned.hook,
-      queryRoutes(context({})),
-      memoryEventRoutes(context({})),
-      graphRoutes(context({})),
-      evidenceRoutes(context({ writer })),
-      searchRoutes(context({ writer })),
-      graphSearchRoutes(context({ writer })),
-      recallRoutes(context({})),
-      rememberRoutes(
-        context({
-          writer,
-          model,
-          enabled: config.STRATAGATE_REMEMBER_ENABLED,
-        }),
-      ),
-    );
-  }
+  const queryServices: QueryServices | null = roles.has('query')
+    ? {
+        db: database.db,
+        log,
+        writer,
+        profiles: new ProfileWriter(log),
+        now,
+        ...(postingCache ? { postingCache } : {}),
+        remember: { enabled: config.STRATAGATE_REMEMBER_ENABLED, model },
+        projection: {
+          liveSchema: () => readModel.get(),
+          // A global order (Postgres table): one checkpoint covers every space. Kafka orders a
+          // space only: the live group's applied version of the space, against the space's last
+          // version, each as the position of that record.
+          projectedPosition: kafka
+            ? async (schema, space) => {
+                const group = kafkaProjectionGroup(
+                  DEFAULT_GROUP_PREFIX,
+                  kafka.topic,
+                  coreProjectionDefinition.name,
+                  schema,
+                );
+                const applied = await kafka.checkpoints.spaceVersions(
+                  database.db,
+                  group,
+                  kafka.topic,
+                  [space],
+                );
+                // Complete up to the version before the space's oldest seal still being indexed.
+                const version = await spaceAppliedThrough(
+                  database.db,
+                  schema,
+                  space,
+                  applied.get(spaceKey(space)) ?? 0,
+                );
+                return positionAt(log, space, version);
+              }
+            : async (schema) => tableProjected(schema),
+          logPosition: async (space) => positionAt(log, space, await log.spaceVersion(space)),
+          spacePositionAtOrBelow: (space, position) => spacePositionAtOrBelow(log, space, position),
+        },
+      }
+    : null;
+  if (queryServices) routes.push(queryPlugin(queryServices));
+  // Export, import and erasure: beside the query role, which has the read models and the writer.
+  const dataServices: DataServices | null = queryServices
+    ? dataServicesOf({
+        config,
+        db: database.db,
+        log,
+        keys: opened.keys,
+        kafka,
+        writer,
+        snapshots: writerSnapshots,
+        postingCache,
+        liveSchema: () => readModel.get(),
+        now,
+        imports: { query: queryServices, model },
+      })
+    : null;
+  if (dataServices) routes.push(dataPlugin(dataServices));
+  // MCP tools call the API in process with the caller's key (ADR 0053).
+  if (queryServices) routes.push(mcpPlugin({ authenticate: (key) => apiKeys.authenticate(key) }));
+  if (routes.length > 0) routes.push(landingPlugin({ roles: [...roles], version: VERSION }));
   const http =
     routes.length > 0
       ? await buildHttpApp({
           apiKeys,
           logger: logger === false ? false : logger.child({ component: 'http' }),
           bodyLimit: config.STRATAGATE_BODY_LIMIT_BYTES,
+          requestTimeoutMs: config.STRATAGATE_REQUEST_TIMEOUT_MS,
           ready: async () => (await log.headPosition()) >= 0,
           routes,
         })
@@ -422,6 +419,10 @@ export async function startNode(
   projector?.start();
   await kafkaProjector?.start();
   consolidator?.start();
+  // An erasure a crash interrupted is carried through now (ADR 0046).
+  const resuming = dataServices
+    ? resumeErasures(dataServices).catch(onError('erasure resume'))
+    : Promise.resolve();
   const logUpkeep =
     options.logUpkeep !== false && !logServedElsewhere && !roles.has('projector') && log.maintain
       ? setInterval(() => {
@@ -452,11 +453,13 @@ export async function startNode(
     createdKey,
     postingCache,
     backpressure: roles.has('ingest') ? backpressure : null,
+    query: queryServices,
     async stop() {
       if (stopped) return;
       stopped = true;
       // Stop taking requests first, then let the loops finish their current batch.
       await http?.close();
+      await resuming;
       unobserveCache?.();
       if (logUpkeep) clearInterval(logUpkeep);
       await consolidator?.stop();
@@ -556,8 +559,31 @@ function withoutUpkeep(log: MessageLog): MessageLog {
   return rest;
 }
 
+/** The version the landing page and the API document show. */
+const VERSION = '0.1.0';
+
 /** How often a node that owns the log's store but runs no projector checks its statistics. */
 export const LOG_UPKEEP_MS = 1000;
+
+/**
+ * The position of the space's last record at or below `bound` (0 if none). A space's positions
+ * rise with its versions, so a binary search over versions finds it in log2(version) reads.
+ */
+async function spacePositionAtOrBelow(
+  log: MessageLog,
+  space: SpaceRef,
+  bound: number,
+): Promise<number> {
+  // `low` is a version known to be at or below the bound (0: none), `high` one not known above it.
+  let low = 0;
+  let high = await log.spaceVersion(space);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((await positionAt(log, space, middle)) <= bound) low = middle;
+    else high = middle - 1;
+  }
+  return positionAt(log, space, low);
+}
 
 /** Position of the space's record at `version` (0 for version 0). */
 async function positionAt(log: MessageLog, space: SpaceRef, version: number): Promise<number> {

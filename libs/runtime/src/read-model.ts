@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { TypedApp } from '@stratagate/http';
 import {
   coreProjection,
   coreProjectionDefinition,
@@ -7,10 +5,9 @@ import {
   migrateProjectionControl,
   sameRules,
   versionRulesOf,
-  type LiveSchema,
   type ProjectionVersion,
 } from '@stratagate/projector';
-import type { AnyDb } from '@stratagate/store';
+import { migrateImportJobs, migrateSpaceImports, type AnyDb } from '@stratagate/store';
 import { coreRulesFromConfig, type Config } from './config.ts';
 
 /**
@@ -30,36 +27,9 @@ export async function prepareReadModel(
     configured,
   );
   await coreProjection.migrate(db, version.liveSchema);
+  // Where space imports mark what they write, so the consolidator waits (ADR 0045).
+  await migrateSpaceImports(db);
+  // Where external memory imports keep their previews until they are committed (ADR 0047).
+  await migrateImportJobs(db);
   return { version, configMatches: sameRules(version.liveRules, configured) };
-}
-
-/**
- * Read-model schema per HTTP request: each /v1 request is pinned to the live schema as of its
- * start (one cached lookup, see LiveSchema), so a request never mixes two versions even if a
- * switch lands while it runs; requests that wait for the projection follow a switch (the old
- * version stops advancing at the switch, waiting on it would time out).
- */
-export function requestReadModel(live: LiveSchema) {
-  const storage = new AsyncLocalStorage<{ schema: string }>();
-  return {
-    /** The current request's schema, else the last known live one. */
-    schema: (): string => storage.getStore()?.schema ?? live.cached(),
-    /** Re-checks the live schema and moves the current request to it. */
-    async follow(): Promise<string> {
-      const latest = await live.get();
-      const pinned = storage.getStore();
-      if (pinned) pinned.schema = latest;
-      return latest;
-    },
-    /** Registered before the query routes: pins every /v1 request. */
-    hook(app: TypedApp): void {
-      app.addHook('onRequest', (request, _reply, done) => {
-        if (!request.url.startsWith('/v1/')) return done();
-        live.get().then(
-          (schema) => storage.run({ schema }, () => done()),
-          (error: unknown) => done(error as Error),
-        );
-      });
-    },
-  };
 }

@@ -92,7 +92,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
-  const client = await PGlite.create(target.dataDir ? { dataDir: target.dataDir } : {});
+  const client = await PGlite.create({
+    ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+    // Opening an existing directory arms Postgres' startup-progress timer, which re-arms itself
+    // every 10 s and which PGlite leaves running after close(): a command that opened a store
+    // served before never exited. Nothing here reads those progress lines.
+    startParams: [...PGlite.defaultStartParams, '-c', 'log_startup_progress_interval=0'],
+  });
   // PGlite returns int8 as bigint-safe number only via a parser; keep the same shape as pg.
   const lock = new SessionLock();
   // One session: one lock and one set of prepared statements for every dialect over it.

@@ -8,7 +8,7 @@ import {
 } from '@stratagate/domain';
 import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
 import { InvalidModelOutputError, type ModelPort, type SummaryMessage } from '@stratagate/model';
-import type { AnyDb, BlockRow } from '@stratagate/store';
+import { importingSpaces, type AnyDb, type BlockRow } from '@stratagate/store';
 import {
   recordActiveSpanError,
   recordAppended,
@@ -18,6 +18,8 @@ import {
 import { AppendRateGate } from './append-rate-gate.ts';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
+import { createProfileJobs } from './profile-jobs.ts';
+import { nextPerSpace } from './space-order.ts';
 import {
   blockMessages,
   dueSummaryJobs,
@@ -25,6 +27,9 @@ import {
   previousSummary,
   type DueBlock,
 } from './summary-jobs.ts';
+
+/** The pause before another pass after a pass that ran jobs. */
+const REPASS_MS = 25;
 
 export interface ConsolidatorOptions {
   db: AnyDb;
@@ -82,6 +87,15 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const gate = new AppendRateGate({
     aboveRecordsPerSecond: options.yieldAboveAppendRate ?? 500,
     maxWaitMs: options.maxAppendRateWaitMs ?? 10_000,
+  });
+
+  const profileJobs = createProfileJobs({
+    db,
+    log,
+    model,
+    now,
+    timeoutMs,
+    batchSize: options.batchSize ?? 16,
   });
 
   const jobKey = (b: DueBlock) =>
@@ -370,32 +384,63 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return busy || head - projected > (options.yieldAboveRecords ?? 1_000);
   }
 
+  /**
+   * Whether the job's result is already in the log, not yet projected: a space import brought it
+   * (ADR 0045), or this consolidator appended it before a restart. Its idempotency key says so.
+   */
+  async function recorded(block: { tenant_id: string; space_id: string }, key: string) {
+    const space = { tenantId: block.tenant_id, spaceId: block.space_id };
+    return (await log.findByIdempotencyKey(space, key)) !== null;
+  }
+
   async function runDueJobs(): Promise<number> {
     if (typeof options.schema !== 'string') schema = await options.schema();
-    const due = await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16);
+    // A space being imported gets its derivations from the file: its jobs wait (ADR 0045).
+    const importing = await importingSpaces(db);
+    const open = (b: { tenant_id: string; space_id: string }) =>
+      !importing.has(`${b.tenant_id}/${b.space_id}`);
+    const due = (await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16)).filter(open);
     let ran = 0;
     for (const block of due) {
       // Already handled, waiting for the projector to catch up with our record.
       if (awaitingProjection.get(block.block_id) === jobKey(block)) continue;
       if (await shouldYield()) return ran;
+      if (await recorded(block, jobKey(block))) {
+        awaitingProjection.set(block.block_id, jobKey(block));
+        continue;
+      }
       await traced('summary', block, () => runJob(block));
       ran += 1;
     }
     const dueExtraction = model.extractMemoryEvents
-      ? await dueExtractionJobs(db, schema, now(), options.batchSize ?? 16)
+      ? (await dueExtractionJobs(db, schema, now(), options.batchSize ?? 16)).filter(open)
       : [];
-    for (const block of dueExtraction) {
-      if (awaitingProjection.get(block.block_id) === extractionKey(block)) continue;
+    const extraction = nextPerSpace(
+      dueExtraction,
+      (b) => awaitingProjection.get(b.block_id) === extractionKey(b),
+    );
+    for (const block of extraction) {
       if (await shouldYield()) return ran;
+      if (await recorded(block, extractionKey(block))) {
+        awaitingProjection.set(block.block_id, extractionKey(block));
+        continue;
+      }
       await traced('extraction', block, () => runExtraction(block));
       ran += 1;
     }
     const dueGraph = model.proposeGraph
-      ? await dueGraphJobs(db, schema, now(), options.batchSize ?? 16)
+      ? (await dueGraphJobs(db, schema, now(), options.batchSize ?? 16)).filter(open)
       : [];
-    for (const block of dueGraph) {
-      if (awaitingProjection.get(`${block.block_id}:graph`) === graphKey(block)) continue;
+    const graph = nextPerSpace(
+      dueGraph,
+      (b) => awaitingProjection.get(`${b.block_id}:graph`) === graphKey(b),
+    );
+    for (const block of graph) {
       if (await shouldYield()) return ran;
+      if (await recorded(block, graphKey(block))) {
+        awaitingProjection.set(`${block.block_id}:graph`, graphKey(block));
+        continue;
+      }
       await traced('graph', block, () => runGraph(block));
       ran += 1;
     }
@@ -405,14 +450,23 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       ...dueGraph.map((b) => `${b.block_id}:graph`),
     ]);
     for (const id of awaitingProjection.keys()) if (!dueKeys.has(id)) awaitingProjection.delete(id);
+    // Profiles: proposals the user answered, and compression when due (ADR 0050).
+    if (await shouldYield()) return ran;
+    ran += await profileJobs.run(schema, stopSignal.signal);
     return ran;
   }
 
   const loop = tailLoop({
     log,
     work: async () => {
-      if (await shouldYield(true)) return;
-      await runDueJobs();
+      // A space's next extraction or graph job comes due once the projector applies the record
+      // of the one before (space-order.ts), usually within tens of milliseconds: after a pass
+      // that ran jobs, look again soon rather than after `idleMs`.
+      for (;;) {
+        if (await shouldYield(true)) return;
+        if ((await runDueJobs()) === 0 || stopSignal.signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, REPASS_MS));
+      }
     },
     idleMs: options.idleMs ?? 200,
     // Jobs come from projected block state, not from appends: polling is enough, and waking on

@@ -9,15 +9,20 @@ import {
   type MemoryEventRow,
   type ReadModelTables,
 } from '@stratagate/store';
-import { MAX_ATTEMPTS } from './summary-jobs.ts';
+import { blockMessages, MAX_ATTEMPTS } from './summary-jobs.ts';
 
 const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).withSchema(schema);
 
-/** Blocks whose summary succeeded and whose extraction is pending, or failed and due again. */
+/**
+ * Per space, the first block (by sequence) whose summary succeeded and whose extraction is
+ * pending, or failed and due again: a space's extractions run one at a time (space-order.ts).
+ */
 export async function dueExtractionJobs(db: AnyDb, schema: string, now: Date, limit: number) {
-  return rmOf(db, schema)
+  const rm = rmOf(db, schema);
+  const first = rm
     .selectFrom('blocks')
     .selectAll()
+    .distinctOn(['tenant_id', 'space_id'])
     .where('summary_status', '=', 'succeeded')
     .where((eb) =>
       eb.or([
@@ -29,9 +34,10 @@ export async function dueExtractionJobs(db: AnyDb, schema: string, now: Date, li
         ]),
       ]),
     )
-    .orderBy('sequence')
-    .limit(limit)
-    .execute();
+    .orderBy('tenant_id')
+    .orderBy('space_id')
+    .orderBy('sequence');
+  return rm.selectFrom(first.as('due')).selectAll().orderBy('sequence').limit(limit).execute();
 }
 
 /** The nearest earlier and later blocks of the thread that have L2 (MM-EVT-13). */
@@ -53,7 +59,31 @@ export async function neighbours(db: AnyDb, schema: string, block: BlockRow) {
   ]);
   const view = (b: typeof previous) =>
     b ? { blockId: b.block_id, keyPoints: b.key_points ?? [] } : null;
-  return { previous: view(previous), next: view(next) };
+  const lastMessage = previous && (await lastSpokenMessage(db, schema, block, previous.block_id));
+  return {
+    previous: previous && { ...view(previous)!, ...(lastMessage ? { lastMessage } : {}) },
+    next: view(next),
+  };
+}
+
+/** Cut of the context message: a reply needs the gist of what it answers, not a paste. */
+const CONTEXT_MESSAGE_CHARS = 1_000;
+
+/**
+ * The last user or assistant message of a block: context for the next block's first message,
+ * which often replies to it (MM-EVT-13 neighbours are context only; it is never cited).
+ */
+async function lastSpokenMessage(db: AnyDb, schema: string, block: BlockRow, blockId: string) {
+  const rows = await blockMessages(db, schema, { ...block, block_id: blockId });
+  const row = rows.filter((m) => m.role === 'user' || m.role === 'assistant').at(-1);
+  if (!row || (row.role !== 'user' && row.role !== 'assistant')) return undefined;
+  return {
+    role: row.role,
+    ...(row.name ? { name: row.name } : {}),
+    content: Array.from(row.content.slice(0, 2 * CONTEXT_MESSAGE_CHARS))
+      .slice(0, CONTEXT_MESSAGE_CHARS)
+      .join(''),
+  } as const;
 }
 
 /** Relevant events on the timeline, and the most recent extracted ones after them (MM-EVT-13). */

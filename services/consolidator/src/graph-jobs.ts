@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
-import { normaliseEntityName, type GraphSnapshot, type SourceEventInfo } from '@stratagate/domain';
+import {
+  normaliseEntityName,
+  type GraphSnapshot,
+  type SourceEventInfo,
+  type SourceEventStatus,
+} from '@stratagate/domain';
 import type { GraphProposalInput, GraphSourceEvent } from '@stratagate/model';
 import {
   toEdge,
@@ -11,14 +16,21 @@ import {
   type MemoryEventRow,
   type ReadModelTables,
 } from '@stratagate/store';
-import { MAX_ATTEMPTS } from './summary-jobs.ts';
+import { blockMessagesInOrder, MAX_ATTEMPTS } from './summary-jobs.ts';
 
 const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).withSchema(schema);
 
+/**
+ * Per space, the first block (by sequence) whose graph job is pending, or failed and due again:
+ * a space's graph jobs run one at a time, each against the graph the one before it left
+ * (space-order.ts).
+ */
 export async function dueGraphJobs(db: AnyDb, schema: string, now: Date, limit: number) {
-  return rmOf(db, schema)
+  const rm = rmOf(db, schema);
+  const first = rm
     .selectFrom('blocks')
     .selectAll()
+    .distinctOn(['tenant_id', 'space_id'])
     .where((eb) =>
       eb.or([
         eb('graph_status', '=', 'pending'),
@@ -29,9 +41,10 @@ export async function dueGraphJobs(db: AnyDb, schema: string, now: Date, limit: 
         ]),
       ]),
     )
-    .orderBy('sequence')
-    .limit(limit)
-    .execute();
+    .orderBy('tenant_id')
+    .orderBy('space_id')
+    .orderBy('sequence');
+  return rm.selectFrom(first.as('due')).selectAll().orderBy('sequence').limit(limit).execute();
 }
 
 /** MM-GRF-7: happenedStart ?? happenedEnd ?? mentionedAt ?? createdAt. */
@@ -52,8 +65,14 @@ export async function graphJobContext(db: AnyDb, schema: string, block: BlockRow
     .where('space_id', '=', block.space_id)
     .where('source_block_id', '=', block.block_id)
     .where('status', 'in', ['active', 'superseded'])
-    .orderBy('event_id')
-    .execute();
+    .execute()
+    .then(async (rows) => {
+      const said = await blockMessagesInOrder(db, schema, block).select('m.message_id').execute();
+      return inSpokenOrder(
+        rows,
+        said.map((m) => m.message_id),
+      );
+    });
   const names = new Set<string>();
   for (const e of events) {
     for (const p of (e.temporal as { participants?: string[] }).participants ?? [])
@@ -133,6 +152,27 @@ export async function graphJobContext(db: AnyDb, schema: string, block: BlockRow
   return { events, snapshot, proposalInput };
 }
 
+/**
+ * The batch's events in the order they were said (first cited message), then by text. The
+ * proposal depends on the order of its input (the first spelling of a name becomes the node's
+ * name), and event ids are random, so ordering by id would let a rerun name a node differently.
+ */
+export function inSpokenOrder<
+  E extends Pick<MemoryEventRow, 'event_id' | 'title' | 'summary' | 'source_message_ids'>,
+>(events: readonly E[], messageIds: readonly string[]): E[] {
+  const index = new Map(messageIds.map((id, i) => [id, i]));
+  const first = (e: E) =>
+    Math.min(messageIds.length, ...e.source_message_ids.map((id) => index.get(id) ?? Infinity));
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...events].sort(
+    (a, b) =>
+      first(a) - first(b) ||
+      text(a.title, b.title) ||
+      text(a.summary, b.summary) ||
+      text(a.event_id, b.event_id),
+  );
+}
+
 /** Status and time of every event the plan may look at: the batch and the snapshot's sources. */
 export async function sourceEventInfo(
   db: AnyDb,
@@ -150,17 +190,42 @@ export async function sourceEventInfo(
     for (const id of x.sourceEventIds) ids.add(id);
   if (ids.size === 0) return [];
   const rows = await rmOf(db, schema)
-    .selectFrom('memory_events')
-    .selectAll()
-    .where('tenant_id', '=', block.tenant_id)
-    .where('space_id', '=', block.space_id)
-    .where('event_id', 'in', [...ids])
+    .selectFrom('memory_events as e')
+    .leftJoin('memory_events as by', (join) =>
+      join
+        .onRef('by.tenant_id', '=', 'e.tenant_id')
+        .onRef('by.space_id', '=', 'e.space_id')
+        .onRef('by.event_id', '=', 'e.superseded_by'),
+    )
+    .selectAll('e')
+    .select('by.block_sequence as superseded_in_block')
+    .where('e.tenant_id', '=', block.tenant_id)
+    .where('e.space_id', '=', block.space_id)
+    .where('e.event_id', 'in', [...ids])
     .execute();
   return rows.map((r) => ({
     id: r.event_id,
-    status: r.status,
+    status: statusAsOfBlock(r.status, r.superseded_in_block, block.sequence),
     sourceTime: canonicalTime(sourceTime(r)),
   }));
+}
+
+/**
+ * An event's status as the job's block left it. When the blocks after it were extracted before
+ * its graph job ran (a bulk import), one of them may have superseded a source of the batch; the
+ * plan would then drop the batch's claims as having no active source (MM-GRF-4), where a live
+ * conversation would have recorded them and let the later block's graph job supersede them,
+ * keeping them as history. A supersede by a later block is that block's graph job's business, so
+ * the graph comes out the same whichever ran first.
+ */
+export function statusAsOfBlock(
+  status: SourceEventStatus,
+  supersededInBlock: number | null,
+  blockSequence: number,
+): SourceEventStatus {
+  return status === 'superseded' && supersededInBlock !== null && supersededInBlock > blockSequence
+    ? 'active'
+    : status;
 }
 
 /** Normalised UTC ISO for the planner; a date stays a date. */

@@ -51,7 +51,12 @@ export async function dueSummaryJobs(db: AnyDb, schema: string, now: Date, limit
     .execute() as Promise<DueBlock[]>;
 }
 
-export async function blockMessages(db: AnyDb, schema: string, block: DueBlock) {
+/** The block's messages in the order they were said, for the caller to select from. */
+export function blockMessagesInOrder(
+  db: AnyDb,
+  schema: string,
+  block: Pick<BlockRow, 'tenant_id' | 'space_id' | 'block_id'>,
+) {
   const rm = (db as Kysely<ReadModelTables>).withSchema(schema);
   return rm
     .selectFrom('messages as m')
@@ -61,12 +66,16 @@ export async function blockMessages(db: AnyDb, schema: string, block: DueBlock) 
         .onRef('t.space_id', '=', 'm.space_id')
         .onRef('t.turn_id', '=', 'm.turn_id'),
     )
-    .select(['m.message_id', 'm.role', 'm.name', 'm.content', 'm.tool_calls', 'm.occurred_at'])
     .where('t.tenant_id', '=', block.tenant_id)
     .where('t.space_id', '=', block.space_id)
     .where('t.block_id', '=', block.block_id)
     .orderBy('m.thread_turn')
-    .orderBy('m.seq')
+    .orderBy('m.seq');
+}
+
+export async function blockMessages(db: AnyDb, schema: string, block: DueBlock) {
+  return blockMessagesInOrder(db, schema, block)
+    .select(['m.message_id', 'm.role', 'm.name', 'm.content', 'm.tool_calls', 'm.occurred_at'])
     .execute();
 }
 

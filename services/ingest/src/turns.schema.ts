@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { requestSchema, responseSchema } from '@stratagate/http';
+import { PROFILE_ID_PATTERN } from '@stratagate/domain';
+import { counter, IdParam, idempotencyKey, requestSchema, responseSchema } from '@stratagate/http';
 
 const nonBlank = (max: number) =>
   z
@@ -7,13 +8,13 @@ const nonBlank = (max: number) =>
     .max(max)
     .refine((s) => s.trim().length > 0, 'must not be blank');
 
-export const TurnToolCall = z.object({
+export const TurnToolCall = z.strictObject({
   name: nonBlank(200),
   arguments: z.unknown().optional(),
   result: z.unknown().optional(),
 });
 
-export const TurnMessage = z.object({
+export const TurnMessage = z.strictObject({
   role: z.enum(['user', 'assistant', 'tool', 'system']),
   name: nonBlank(200).optional().describe('speaker name, e.g. the person behind the user role'),
   content: z.string().max(200_000),
@@ -21,9 +22,17 @@ export const TurnMessage = z.object({
 });
 
 export const PostTurnBody = requestSchema(
-  z.object({
-    turnId: nonBlank(200).optional().describe('client id; the same id again is the same turn'),
-    threadId: nonBlank(200).optional().describe("thread (session); 'default' when absent"),
+  z.strictObject({
+    turnId: idempotencyKey(
+      nonBlank(200)
+        .optional()
+        .describe(
+          'your id for the turn: the same id again with the same turn is answered as before, with anything different it is refused (409)',
+        ),
+    ),
+    threadId: IdParam.optional().describe(
+      "the thread (session) the turn belongs to, an id of letters, digits, `.`, `_`, `:` and `-`. Optional: without it the turn goes to the thread `default`, one conversation for the whole space. Give each session its own id to keep sessions apart: it is the id you read the thread's context with and close it by",
+    ),
     occurredAt: z.iso
       .datetime({ offset: true })
       .optional()
@@ -65,10 +74,10 @@ export const PostTurnReply = responseSchema(
   z.object({
     turnId: z.string(),
     threadId: z.string(),
-    position: z.number().describe('global log position of the turn record'),
-    spaceVersion: z.number().describe('version of the space stream after this turn'),
-    spaceTurn: z.number().describe('1-based turn number within the space'),
-    threadTurn: z.number().describe('1-based turn number within the thread'),
+    position: counter('log position of the turn record', 1),
+    spaceVersion: counter('version of the space stream after this turn', 1),
+    spaceTurn: counter('1-based turn number within the space', 1),
+    threadTurn: counter('1-based turn number within the thread', 1),
     sealedBlockId: z
       .string()
       .nullable()
@@ -93,11 +102,11 @@ const CloseThreadReply = z.object({
   sealed: z.boolean().describe('whether an open tail was sealed (202) or there was none (200)'),
   blockId: z.string().nullable().describe('the block sealed from the open tail'),
   turnRange: z
-    .array(z.number().int())
+    .array(counter('thread turn', 1))
     .length(2)
     .nullable()
     .describe('first and last thread turn of the sealed block'),
-  position: z.number().nullable().describe('global log position of the seal record'),
+  position: counter('log position of the seal record', 1).nullable(),
 });
 
 export const CloseThreadSealedReply = responseSchema(
@@ -128,7 +137,7 @@ export const CloseThreadNothingReply = responseSchema(
 
 export const SpaceSettingsBody = requestSchema(
   z
-    .object({
+    .strictObject({
       blockSize: z
         .number()
         .int()
@@ -143,27 +152,42 @@ export const SpaceSettingsBody = requestSchema(
         .max(5)
         .optional()
         .describe('block fading rate λ (default 0.30; above 0.4 discouraged)'),
+      profileId: z
+        .string()
+        .regex(PROFILE_ID_PATTERN, 'profile id: 1–64 of letters, digits, . _ : -')
+        .optional()
+        .describe(
+          'the resident profile of your tenant this space reads (default: `default`); every recall in the space includes it',
+        ),
     })
     .refine(
-      (b) => b.blockSize !== undefined || b.decayLambda !== undefined,
-      'give blockSize or decayLambda',
+      (b) => b.blockSize !== undefined || b.decayLambda !== undefined || b.profileId !== undefined,
+      'give blockSize, decayLambda or profileId',
     ),
   { blockSize: 8, decayLambda: 0.3 },
+  { profileId: 'caroline' },
 );
 
 export const SpaceSettingsReply = responseSchema(
   z.object({
     spaceId: z.string(),
-    blockSize: z.number().int().describe('turns per block from now on'),
-    decayLambda: z.number().describe('block fading rate λ'),
-    spaceVersion: z.number().int().describe('version of the space stream after the change'),
+    blockSize: z.number().int().min(1).max(200).describe('turns per block from now on'),
+    decayLambda: z.number().min(0).max(5).describe('block fading rate λ'),
+    profileId: z.string().describe('the resident profile the space reads'),
+    spaceVersion: counter('version of the space stream after the change'),
   }),
   'The settings now in force.',
-  { spaceId: 'project:acme', blockSize: 8, decayLambda: 0.3, spaceVersion: 1 },
+  {
+    spaceId: 'project:acme',
+    blockSize: 8,
+    decayLambda: 0.3,
+    profileId: 'default',
+    spaceVersion: 1,
+  },
 );
 
 export const RetryBody = requestSchema(
-  z.object({
+  z.strictObject({
     job: z.enum(['summary', 'extraction', 'graph']).default('summary'),
   }),
   { job: 'summary' },
@@ -173,8 +197,11 @@ export const RetryReply = responseSchema(
   z.object({
     blockId: z.string(),
     job: z.enum(['summary', 'extraction', 'graph']),
-    position: z.number().nullable().describe('global log position of the retry request'),
+    position: counter('log position of the retry request', 1).nullable(),
   }),
   'Accepted: the retry is recorded; the job runs again asynchronously.',
   { blockId: 'blk_5be877ba2fd4424f8be85bfc62f082ae', job: 'summary', position: 17 },
 );
+export type CloseThreadSealedReply = z.infer<typeof CloseThreadSealedReply>;
+export type SpaceSettingsReply = z.infer<typeof SpaceSettingsReply>;
+export type RetryReply = z.infer<typeof RetryReply>;

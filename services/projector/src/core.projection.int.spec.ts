@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
-import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { SpaceWriterService, newId } from '@stratagate/writer';
 import { createPostgresLog, newRecord, type MessageLog } from '@stratagate/log';
-import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
-import { recordsUpToHead } from './log-records.test-support.ts';
+import { dumpReadModel, type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import { recordsUpToHead } from './testing.ts';
 import { coreProjection } from './core.projection.ts';
 import { drainMessageIndex } from './message-index.ts';
 import { createProjector } from './runner.ts';

@@ -17,6 +17,12 @@ import {
 import { onGraphProjected } from './graph.projection.ts';
 import { reindexAfterEventChanges } from './graph-search.projection.ts';
 import { onAgentMemoryRecorded } from './agent-memory.projection.ts';
+import { onProfileRecord } from './profiles.projection.ts';
+import { onContentErased } from './erasure.projection.ts';
+import {
+  onExternalMemoryImported,
+  onExternalMemoryImportUndone,
+} from './external-import.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
 import { drainMessageIndex, MESSAGE_INDEX_SLICE, messageIndexQueued } from './message-index.ts';
 import type { HandleControl, Projection, ProjectionDefinition } from './projection.ts';
@@ -78,7 +84,8 @@ export const coreProjection: Projection = createCoreProjection();
 export const coreProjectionDefinition: ProjectionDefinition<CoreProjectionRules> = {
   name: 'core',
   // 1: the read model as of ADR 0009 (rules: defaultDecayLambda).
-  codeVersion: 1,
+  // 2: search documents with stems, calendar terms and both neighbours of a message (ADR 0040).
+  codeVersion: 2,
   parseRules: (input) => CoreProjectionRules.parse(input ?? {}),
   create: createCoreProjection,
 };
@@ -168,6 +175,22 @@ async function handleCore(
         break;
       case 'AgentMemoryRecorded':
         await onAgentMemoryRecorded(rm, schema, record, meta);
+        break;
+      case 'ProfileCreated':
+      case 'ProfileFieldChanged':
+      case 'ProfileChangeProposed':
+      case 'ProfileProposalResolved':
+      case 'ProfileMaintained':
+        await onProfileRecord(rm, record);
+        break;
+      case 'ContentErased':
+        await onContentErased(rm, record, meta);
+        break;
+      case 'ExternalMemoryImported':
+        await onExternalMemoryImported(rm, schema, record, meta);
+        break;
+      case 'ExternalMemoryImportUndone':
+        await onExternalMemoryImportUndone(rm, schema, record, meta);
         break;
       default: {
         const never: never = record;

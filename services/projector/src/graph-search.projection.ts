@@ -164,6 +164,7 @@ const EVENT_STATUS_RECORDS: ReadonlySet<string> = new Set([
   'MemoryEventsExtracted', // supersedes targets, archives a re-extracted block's events
   'MemoryEventStateChanged', // forget / restore
   'AgentMemoryRecorded', // an applied SUPERSEDE from remember
+  'ExternalMemoryImported', // MERGE and SUPERSEDE of an import
 ]);
 
 /**

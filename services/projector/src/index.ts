@@ -8,3 +8,4 @@ export * from './rebuild.ts';
 export * from './kafka-runner.ts';
 export * from './message-index.ts';
 export * from './deferred-lane.ts';
+export * from './reproject-space.ts';

@@ -1,4 +1,4 @@
-import { decodeRecord, type DecodedRecord } from '@stratagate/domain';
+import { decodeRecord, type DecodedRecord, type StoredRecord } from '@stratagate/domain';
 import {
   consumeKafka,
   type KafkaBatchOutcome,
@@ -18,6 +18,11 @@ export interface KafkaSource {
   checkpoints: KafkaCheckpointStore;
   /** Consumer group prefix; the group is `<prefix>.<topic>.<projection>.<schema>`. */
   groupPrefix?: string;
+  /**
+   * Opens sealed records as the topic holds them (ADR 0046), inside the batch's transaction
+   * (`db`): the data keys sit in the same database. Without it records are applied as read.
+   */
+  open?: (records: StoredRecord[], db: AnyDb) => Promise<StoredRecord[]>;
 }
 
 export const DEFAULT_GROUP_PREFIX = 'stratagate.projector';
@@ -114,7 +119,7 @@ export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProje
           async () => {
             await target.confirm(tx, t);
             const records: DecodedRecord[] = [];
-            for (const s of stored) {
+            for (const s of options.open ? await options.open(stored, tx) : stored) {
               const decoded = decodeRecord(s);
               // Unknown types come from a newer writer; skipping keeps older projectors running.
               if (decoded) records.push(decoded);

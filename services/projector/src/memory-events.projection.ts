@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DecodedRecord, RecordOf } from '@stratagate/domain';
+import type { DecodedRecord, MemoryEventCard, RecordOf } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
 import { readyFields, unappliedBlock, updateBlock } from './blocks.projection.ts';
 import { indexEvents, memoryEventSearchFields, setEventStatus } from './search.projection.ts';
@@ -48,94 +48,7 @@ export async function onMemoryEventsExtracted(
       'archived',
     );
   }
-  if (events.length > 0) {
-    await rm
-      .insertInto('memory_events')
-      .values(
-        events.map((e) => ({
-          tenant_id: tenantId,
-          space_id: spaceId,
-          event_id: e.id,
-          source_block_id: e.sourceBlockId,
-          thread_id: e.temporal.threadId ?? b.thread_id,
-          title: e.title,
-          summary: e.summary,
-          tags: JSON.stringify(e.tags) as never,
-          quotes: JSON.stringify(e.quotes) as never,
-          source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
-          scope: e.scope,
-          criticality: e.criticality,
-          event_type: e.temporal.eventType,
-          temporal: JSON.stringify(e.temporal) as never,
-          mentioned_at: e.temporal.mentionedAt ?? null,
-          happened_start: e.temporal.happenedStart ?? null,
-          happened_end: e.temporal.happenedEnd ?? null,
-          status: 'active' as const,
-          superseded_by: null,
-          mention_count: 1,
-          last_adopted_turn: e.formedTurn,
-          pinned: false,
-          forced_cap: null,
-          catalog_hints: JSON.stringify(e.catalogHints) as never,
-          extractor_version: e.extractorVersion ?? null,
-          formed_turn: e.formedTurn,
-          block_sequence: b.sequence,
-          created_at: meta.metadata.occurredAt,
-          updated_at: meta.metadata.occurredAt,
-          record_position: meta.position,
-          participant_node_ids: '[]' as never,
-          pool: 'extracted' as const,
-          conflicts_with: '[]' as never,
-          applied_position: meta.position,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    await indexEvents(
-      rm,
-      schema,
-      space,
-      events.map((e) => ({
-        id: e.id,
-        threadId: e.temporal.threadId ?? b.thread_id,
-        blockId: e.sourceBlockId,
-        createdAt: meta.metadata.occurredAt,
-        fields: memoryEventSearchFields(e),
-      })),
-    );
-    // Supersede relations, in one statement: the first new event naming a target wins (as the
-    // rows would in record order), and a target that is not active or was written by this very
-    // record is left alone.
-    const supersededBy = new Map<string, string>();
-    for (const e of events) {
-      for (const target of e.temporal.supersedesEventIds) {
-        if (!supersededBy.has(target)) supersededBy.set(target, e.id);
-      }
-    }
-    if (supersededBy.size > 0) {
-      // Addressed by the primary key (event_id = any(…)); the superseding id is looked up in a
-      // map, so no join that a planner without statistics could turn into a scan per target.
-      const superseded = await sql<{ event_id: string }>`
-        update ${sql.table(`${schema}.memory_events`)} set
-          status = 'superseded',
-          superseded_by = ${JSON.stringify(Object.fromEntries(supersededBy))}::jsonb ->> event_id,
-          forced_cap = 0.1,
-          updated_at = ${meta.metadata.occurredAt},
-          applied_position = ${meta.position}
-        where tenant_id = ${tenantId} and space_id = ${spaceId}
-          and event_id = any(${[...supersededBy.keys()]}::text[])
-          and status = 'active' and applied_position < ${meta.position}
-        returning event_id`.execute(rm);
-      // Only targets that really changed move in the index: a forgotten one stays out.
-      await setEventStatus(
-        rm,
-        schema,
-        space,
-        superseded.rows.map((r) => r.event_id),
-        'superseded',
-      );
-    }
-  }
+  await writeBlockEvents(rm, schema, meta, b, events);
   const next: BlockRow = { ...b, extraction_status: 'succeeded', event_count: events.length };
   await updateBlock(rm, meta, b.block_id, {
     extraction_status: 'succeeded',
@@ -147,6 +60,109 @@ export async function onMemoryEventsExtracted(
     graph_status: events.length > 0 ? 'pending' : 'none',
     ...(await readyFields(rm, meta, next)),
   });
+}
+
+/**
+ * Writes a block's new events (n = 1, anchored at their formed turn, MM-EVT-17), indexes them,
+ * and applies their supersede relations: the target becomes superseded with the 0.1 cap, its
+ * content and sources unchanged, and a target forgotten meanwhile is not revived (MM-EVT-9/15).
+ */
+export async function writeBlockEvents(
+  rm: Rm,
+  schema: string,
+  meta: Meta,
+  b: BlockRow,
+  events: readonly MemoryEventCard[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const { tenantId, spaceId } = meta.metadata;
+  const space = { tenantId, spaceId };
+  await rm
+    .insertInto('memory_events')
+    .values(
+      events.map((e) => ({
+        tenant_id: tenantId,
+        space_id: spaceId,
+        event_id: e.id,
+        source_block_id: e.sourceBlockId,
+        thread_id: e.temporal.threadId ?? b.thread_id,
+        title: e.title,
+        summary: e.summary,
+        tags: JSON.stringify(e.tags) as never,
+        quotes: JSON.stringify(e.quotes) as never,
+        source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
+        scope: e.scope,
+        criticality: e.criticality,
+        event_type: e.temporal.eventType,
+        temporal: JSON.stringify(e.temporal) as never,
+        mentioned_at: e.temporal.mentionedAt ?? null,
+        happened_start: e.temporal.happenedStart ?? null,
+        happened_end: e.temporal.happenedEnd ?? null,
+        status: 'active' as const,
+        superseded_by: null,
+        mention_count: 1,
+        last_adopted_turn: e.formedTurn,
+        pinned: false,
+        forced_cap: null,
+        catalog_hints: JSON.stringify(e.catalogHints) as never,
+        extractor_version: e.extractorVersion ?? null,
+        formed_turn: e.formedTurn,
+        block_sequence: b.sequence,
+        created_at: meta.metadata.occurredAt,
+        updated_at: meta.metadata.occurredAt,
+        record_position: meta.position,
+        participant_node_ids: '[]' as never,
+        pool: 'extracted' as const,
+        conflicts_with: '[]' as never,
+        applied_position: meta.position,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await indexEvents(
+    rm,
+    schema,
+    space,
+    events.map((e) => ({
+      id: e.id,
+      threadId: e.temporal.threadId ?? b.thread_id,
+      blockId: e.sourceBlockId,
+      createdAt: meta.metadata.occurredAt,
+      fields: memoryEventSearchFields(e),
+    })),
+  );
+  // Supersede relations, in one statement: the first new event naming a target wins (as the
+  // rows would in record order), and a target that is not active or was written by this very
+  // record is left alone.
+  const supersededBy = new Map<string, string>();
+  for (const e of events) {
+    for (const target of e.temporal.supersedesEventIds) {
+      if (!supersededBy.has(target)) supersededBy.set(target, e.id);
+    }
+  }
+  if (supersededBy.size > 0) {
+    // Addressed by the primary key (event_id = any(…)); the superseding id is looked up in a
+    // map, so no join that a planner without statistics could turn into a scan per target.
+    const superseded = await sql<{ event_id: string }>`
+      update ${sql.table(`${schema}.memory_events`)} set
+        status = 'superseded',
+        superseded_by = ${JSON.stringify(Object.fromEntries(supersededBy))}::jsonb ->> event_id,
+        forced_cap = 0.1,
+        updated_at = ${meta.metadata.occurredAt},
+        applied_position = ${meta.position}
+      where tenant_id = ${tenantId} and space_id = ${spaceId}
+        and event_id = any(${[...supersededBy.keys()]}::text[])
+        and status = 'active' and applied_position < ${meta.position}
+      returning event_id`.execute(rm);
+    // Only targets that really changed move in the index: a forgotten one stays out.
+    await setEventStatus(
+      rm,
+      schema,
+      space,
+      superseded.rows.map((r) => r.event_id),
+      'superseded',
+    );
+  }
 }
 
 /**

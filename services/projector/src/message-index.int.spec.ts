@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { decideRecordTurn, type DecodedRecord } from '@stratagate/domain';
-import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { SpaceWriterService, newId } from '@stratagate/writer';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
+import { dumpReadModel, type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { storeCheckpoint } from './checkpoints.ts';
-import { recordsUpToHead } from './log-records.test-support.ts';
+import { recordsUpToHead } from './testing.ts';
 import { coreProjection, coreProjectionDefinition } from './core.projection.ts';
 import { appliedThrough, drainMessageIndex } from './message-index.ts';
 import { versionRulesOf, type Projection } from './projection.ts';
@@ -93,10 +94,24 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
     expect(await messageDocs('rm_queued')).toBe(0);
     expect(await appliedThrough(database.db, 'rm_queued', head)).toBe(seals[0]!.meta.position - 1);
 
+    const termsOf = async (turnId: string, seq: number) =>
+      (
+        await sql<{ terms: string[] }>`
+          select d.terms from ${sql.id('rm_queued', 'search_docs')} d
+          join ${sql.id('rm_queued', 'messages')} m on m.message_id = d.doc_id
+          where m.turn_id = ${turnId} and m.seq = ${seq}`.execute(database.db)
+      ).rows[0]!.terms;
     // One slice of two blocks: applied through the position before the third seal.
     expect(await drainMessageIndex(database.db, 'rm_queued', 2)).toBe(2);
     expect(await appliedThrough(database.db, 'rm_queued', head)).toBe(seals[2]!.meta.position - 1);
+    // A message's reply in its block is its context at once ("Painting 1 …" is answered by
+    // "Did you paint the lake 3?"); the block's last message has no reply sealed yet.
+    expect(await termsOf('turn-1', 1)).toEqual(expect.arrayContaining(['word:1', 'word:3']));
+    expect(await termsOf('turn-3', 1)).not.toContain('word:5');
     expect(await drainMessageIndex(database.db, 'rm_queued', 2)).toBe(2);
+    // Once the thread's next block is indexed, that last message is found by its reply too.
+    expect(await termsOf('turn-3', 1)).toEqual(expect.arrayContaining(['word:3', 'word:5']));
+    expect(await termsOf('turn-7', 1)).not.toContain('word:9');
     expect(await drainMessageIndex(database.db, 'rm_queued', 2)).toBe(0);
     expect(await appliedThrough(database.db, 'rm_queued', head)).toBe(head);
     expect(await messageDocs('rm_queued')).toBe(16);

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import { assertSchemaName, type AnyDb, type ReadModelTables } from '@stratagate/store';
 import { completeThrough, type HandleControl } from './projection.ts';
-import { indexMessages, type IndexedMessage } from './search.projection.ts';
+import { indexMessages, reindexMessages, type IndexedMessage } from './search.projection.ts';
 
 /**
  * The raw-search indexing lane (ADR 0014). Indexing a sealed block's messages writes about 25
@@ -100,27 +100,47 @@ export async function drainMessageIndex(
       join ${sql.id(schema, 'messages')} as m
         on m.tenant_id = t.tenant_id and m.space_id = t.space_id and m.turn_id = t.turn_id
       order by q.ord, m.thread_turn, m.seq`.execute(trx);
-    // The thread's message before each block: the raw-search context of its first message.
+    // The thread's message before each block: the raw-search context of its first message, and
+    // itself a sealed message (of an earlier block) whose reply is now sealed: it is indexed
+    // again with that reply as context, so it needs its own previous message too.
     const before = await sql<{
       tenant_id: string;
       space_id: string;
       block_id: string;
+      message_id: string;
+      thread_id: string;
       content: string;
+      name: string | null;
+      occurred_at: string;
+      own_block_id: string | null;
+      previous: string | null;
     }>`
-      select q.tenant_id, q.space_id, q.block_id, p.content
+      select q.tenant_id, q.space_id, q.block_id, p.message_id, p.thread_id, p.content, p.name,
+        p.occurred_at, p.own_block_id, pp.content as previous
       from ${queuedRows} as q
       join ${sql.id(schema, 'blocks')} as b
         on b.tenant_id = q.tenant_id and b.space_id = q.space_id and b.block_id = q.block_id
       cross join lateral (
-        select m.content from ${sql.id(schema, 'messages')} as m
+        select m.message_id, m.thread_id, m.content, m.name, m.occurred_at, m.thread_turn, m.seq,
+          t.block_id as own_block_id
+        from ${sql.id(schema, 'messages')} as m
+        join ${sql.id(schema, 'turns')} as t
+          on t.tenant_id = m.tenant_id and t.space_id = m.space_id and t.turn_id = m.turn_id
         where m.tenant_id = b.tenant_id and m.space_id = b.space_id and m.thread_id = b.thread_id
           and m.thread_turn < b.turn_from
         order by m.thread_turn desc, m.seq desc
         limit 1
-      ) as p`.execute(trx);
+      ) as p
+      left join lateral (
+        select m.content from ${sql.id(schema, 'messages')} as m
+        where m.tenant_id = b.tenant_id and m.space_id = b.space_id and m.thread_id = b.thread_id
+          and (m.thread_turn < p.thread_turn or (m.thread_turn = p.thread_turn and m.seq < p.seq))
+        order by m.thread_turn desc, m.seq desc
+        limit 1
+      ) as pp on true`.execute(trx);
     const key = (r: { tenant_id: string; space_id: string; block_id: string }) =>
       JSON.stringify([r.tenant_id, r.space_id, r.block_id]);
-    const previousOf = new Map(before.rows.map((r) => [key(r), r.content]));
+    const beforeOf = new Map(before.rows.map((r) => [key(r), r]));
     // What one indexing call takes: the blocks of a space together, or, when the slice may stop
     // for a waiting caller, one block each (ADR 0023). Either way in the order of `messages`, so
     // documents are numbered in the same sequence.
@@ -129,24 +149,28 @@ export async function drainMessageIndex(
       spaceId: string;
       blocks: { tenant_id: string; space_id: string; block_id: string }[];
       docs: IndexedMessage[];
+      /** Messages before the unit's blocks, indexed again with their reply as context. */
+      replied: IndexedMessage[];
     }[] = [];
     const unitOf = new Map<string, (typeof units)[number]>();
-    let previous: { block: string; content: string } | null = null;
+    type Previous = { block: string; content: string; doc: IndexedMessage };
+    let previous = null as Previous | null;
     for (const m of messages.rows) {
       const block = key(m);
-      const context =
-        previous?.block === block ? previous.content : (previousOf.get(block) ?? null);
+      const first = previous?.block !== block;
+      const prior = first ? beforeOf.get(block) : undefined;
+      const context = first ? (prior?.content ?? null) : previous!.content;
       const unitKey = control ? block : JSON.stringify([m.tenant_id, m.space_id]);
       let unit = unitOf.get(unitKey);
       if (!unit) {
-        unit = { tenantId: m.tenant_id, spaceId: m.space_id, blocks: [], docs: [] };
+        unit = { tenantId: m.tenant_id, spaceId: m.space_id, blocks: [], docs: [], replied: [] };
         unitOf.set(unitKey, unit);
         units.push(unit);
       }
       if (unit.blocks.at(-1)?.block_id !== m.block_id) {
         unit.blocks.push({ tenant_id: m.tenant_id, space_id: m.space_id, block_id: m.block_id });
       }
-      unit.docs.push({
+      const doc: IndexedMessage = {
         messageId: m.message_id,
         threadId: m.thread_id,
         blockId: m.block_id,
@@ -154,19 +178,34 @@ export async function drainMessageIndex(
         speaker: m.name,
         previous: context,
         createdAt: m.occurred_at,
-      });
-      previous = { block, content: m.content };
+      };
+      unit.docs.push(doc);
+      // A message's reply in the same block is its context from the start; a block's last
+      // message gets its reply when the thread's next block is indexed (below), whether that
+      // happens in this slice or a later one, so the index goes through the same states.
+      if (!first) previous!.doc.next = m.content;
+      if (prior?.own_block_id) {
+        unit.replied.push({
+          messageId: prior.message_id,
+          threadId: prior.thread_id,
+          blockId: prior.own_block_id,
+          content: prior.content,
+          speaker: prior.name,
+          previous: prior.previous,
+          next: m.content,
+          createdAt: prior.occurred_at,
+        });
+      }
+      previous = { block, content: m.content, doc };
     }
     let done = 0;
     for (const unit of units) {
       // At least one unit per slice, so the lane always moves.
       if (done > 0 && control?.shouldYield()) break;
-      await indexMessages(
-        rm,
-        schema,
-        { tenantId: unit.tenantId, spaceId: unit.spaceId },
-        unit.docs,
-      );
+      const space = { tenantId: unit.tenantId, spaceId: unit.spaceId };
+      await indexMessages(rm, schema, space, unit.docs);
+      // After the unit's own documents: a replied message may be the last of a block in it.
+      await reindexMessages(rm, schema, space, unit.replied);
       done++;
     }
     // Off the queue: the blocks indexed, and queued blocks without messages (nothing to index),

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideRecordTurn, type SpaceRef } from '@stratagate/domain';
-import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { SpaceWriterService, newId } from '@stratagate/writer';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
+import { dumpReadModel, type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { readCheckpoint, storeCheckpoint } from './checkpoints.ts';
 import { coreProjectionDefinition, createCoreProjection } from './core.projection.ts';
 import { versionRulesOf } from './projection.ts';

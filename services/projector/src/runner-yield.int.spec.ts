@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideRecordTurn } from '@stratagate/domain';
-import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { SpaceWriterService, newId } from '@stratagate/writer';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import { describeBackend, dumpReadModel, openTestDatabase, type Database } from '@stratagate/store';
+import { dumpReadModel, type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { coreProjection } from './core.projection.ts';
-import { visibleHead } from './log-records.test-support.ts';
+import { visibleHead } from './testing.ts';
 import { createProjector, YIELD_BACKLOG } from './runner.ts';
 
 const space = { tenantId: 't', spaceId: 'backlog' };

@@ -3,14 +3,13 @@ import { sql } from 'kysely';
 import { bm25Rank, docTermFrequencies, type MemoryEventCard } from '@stratagate/domain';
 import {
   SEARCH_INDEX_TABLES,
-  describeBackend,
   migrateSearchIndex,
-  openTestDatabase,
   readSearchStats,
   searchIndex,
   type AnyDb,
   type Database,
 } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import {
   indexEvents,
   indexMessages,

@@ -2,11 +2,13 @@ import type { Kysely } from 'kysely';
 import {
   docTermFrequencies,
   memoTokenizer,
+  timeFieldText,
   type MemoryEventCard,
   type WeightedField,
 } from '@stratagate/domain';
 import {
   eventDocKind,
+  replaceSearchDocs,
   SEALED_MESSAGE_STATUS,
   setSearchDocStatus,
   writeSearchDocs,
@@ -32,6 +34,8 @@ export interface IndexedMessage {
   speaker?: string | null;
   /** The thread's message before this one: what a reply answers. */
   previous?: string | null;
+  /** The thread's message after this one, once it is sealed: the reply. */
+  next?: string | null;
   createdAt: string;
 }
 
@@ -49,20 +53,33 @@ export interface IndexedEvent {
 }
 
 /**
- * Raw search fields of a sealed message (MM-RET-6), each at weight 1: its content; the speaker's
- * name, so "what did Caroline say about …" prefers Caroline's own messages; and the thread's
- * previous message, because a reply ("a sunset, with a lake") often only makes sense with what it
- * answers ("what did you paint?"). The hit is still the message itself.
+ * Raw search fields of a sealed message (MM-RET-6): its content at weight 2; at weight 1 the
+ * speaker's name, so "what did Caroline say about …" prefers Caroline's own messages, and the
+ * thread's messages on either side, because a reply ("a sunset, with a lake") often only makes
+ * sense with what it answers ("what did you paint?"), and a question is often answered by the
+ * message after it; and the message's time as calendar terms ("… in July 2023"). The hit is
+ * still the message itself.
  */
 export function rawMessageSearchFields(
-  m: Pick<IndexedMessage, 'content' | 'speaker' | 'previous'>,
-) {
+  m: Pick<IndexedMessage, 'content' | 'speaker' | 'previous' | 'next' | 'createdAt'>,
+): WeightedField[] {
   return [
-    { text: m.content, weight: 1 },
+    { text: m.content, weight: 2 },
     { text: m.speaker ?? '', weight: 1 },
     { text: m.previous ?? '', weight: 1 },
+    { text: m.next ?? '', weight: 1 },
+    { text: m.createdAt, weight: 1, kind: 'time' },
   ];
 }
+
+const messageDoc = (m: IndexedMessage, tokens = memoTokenizer()) => ({
+  docId: m.messageId,
+  threadId: m.threadId,
+  blockId: m.blockId,
+  createdAt: m.createdAt,
+  status: SEALED_MESSAGE_STATUS,
+  ...docTermFrequencies(rawMessageSearchFields(m), tokens),
+});
 
 /** Indexes sealed L5 messages. Returns how many were new. */
 export async function indexMessages(
@@ -71,27 +88,42 @@ export async function indexMessages(
   space: SearchSpace,
   messages: readonly IndexedMessage[],
 ): Promise<number> {
-  // Each message is also the next one's context: tokenized once.
+  // Each message is also its neighbours' context: tokenized once.
   const tokens = memoTokenizer();
   return writeSearchDocs(
     rm,
     schema,
     space,
     'message',
-    messages.map((m) => ({
-      docId: m.messageId,
-      threadId: m.threadId,
-      blockId: m.blockId,
-      createdAt: m.createdAt,
-      status: SEALED_MESSAGE_STATUS,
-      ...docTermFrequencies(rawMessageSearchFields(m), tokens),
-    })),
+    messages.map((m) => messageDoc(m, tokens)),
   );
 }
 
 /**
+ * Re-indexes sealed messages whose next message was sealed after them (a block's last message,
+ * once the thread's next block is sealed), now with that reply as context. The bounds of the
+ * term statistics are kept: the new documents only add text, and recomputing them would read
+ * every posting of each frequent term. Idempotent: the same input gives the same documents.
+ */
+export async function reindexMessages(
+  rm: Rm,
+  schema: string,
+  space: SearchSpace,
+  messages: readonly IndexedMessage[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const tokens = memoTokenizer();
+  await replaceSearchDocs(rm, schema, space, 'message', {
+    docIds: messages.map((m) => m.messageId),
+    docs: messages.map((m) => messageDoc(m, tokens)),
+    bounds: 'keep',
+  });
+}
+
+/**
  * MM-RET-3 BM25 fields of a memory event: title ×4, summary ×3, tags ×2, quotes ×2,
- * participants ×5, eventType ×5, originalText ×4, happenedStart + happenedEnd ×4. List fields are
+ * participants ×5, eventType ×5, originalText ×4, happenedStart + happenedEnd ×4, and the times
+ * of its mention and occurrence as calendar terms ×1. List fields are
  * joined with spaces (tokens never span a space, so this equals indexing each item).
  */
 export function memoryEventSearchFields(e: MemoryEventCard): WeightedField[] {
@@ -105,6 +137,12 @@ export function memoryEventSearchFields(e: MemoryEventCard): WeightedField[] {
     { text: t.eventType, weight: 5 },
     { text: t.originalText ?? '', weight: 4 },
     { text: [t.happenedStart, t.happenedEnd].filter(Boolean).join(' '), weight: 4 },
+    // When it was said and when it happened, as calendar terms ("… in July 2023").
+    {
+      text: [timeFieldText(t.mentionedAt), timeFieldText(t.happenedStart, t.happenedEnd)].join(' '),
+      weight: 1,
+      kind: 'time',
+    },
   ];
 }
 

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { decideRecordTurn, decodeRecord, type DecodedRecord } from '@stratagate/domain';
-import { SpaceWriterService, newId } from '@stratagate/ingest';
+import { SpaceWriterService, newId } from '@stratagate/writer';
 import { createPostgresLog, type MessageLog } from '@stratagate/log';
-import {
-  describeBackend,
-  openTestDatabase,
-  statisticsValues,
-  type Database,
-} from '@stratagate/store';
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase, statisticsValues } from '@stratagate/store/testing';
 import { coreProjection } from './core.projection.ts';
-import { visibleHead } from './log-records.test-support.ts';
+import { visibleHead } from './testing.ts';
 
 /*
  * The core projection keeps the read model's planner statistics (ADR 0029), and gives the upkeep

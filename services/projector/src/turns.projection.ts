@@ -22,6 +22,7 @@ export interface SpaceDefaults {
 const defaultSpace = (rules: SpaceDefaults) => ({
   block_size: 12,
   decay_lambda: rules.defaultDecayLambda,
+  profile_id: 'default',
 });
 
 /** Every record of a space makes sure its space row exists; settings arrive with SpaceConfigured. */
@@ -46,6 +47,7 @@ export async function onSpaceConfigured(rm: Rm, rec: RecordOf<'SpaceConfigured'>
     .set({
       block_size: rec.data.blockSize,
       decay_lambda: rec.data.decayLambda,
+      profile_id: rec.data.profileId ?? 'default',
       applied_position: meta.position,
     })
     .where('tenant_id', '=', meta.metadata.tenantId)

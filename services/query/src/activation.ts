@@ -11,12 +11,15 @@ export interface ActivationLimits {
   budget: number;
   /** Cards read per call of `read`, in fused order. */
   batch: number;
+  /** Tokens of the budget already spent by an earlier section sharing it (default 0). */
+  spent?: number;
 }
 
 export interface Activation<C> {
   taken: { ranked: Ranked; card: C; cost: number }[];
   /** Candidates not taken: past the limit, over the budget, or without a card. */
   omitted: number;
+  /** Tokens of the budget used so far, `spent` included. */
   used: number;
 }
 
@@ -25,7 +28,8 @@ export interface Activation<C> {
  * `maxItems` are taken; the rest count as omitted. Cards are read lazily, `batch` at a time in
  * fused order, so only the candidates it may still take are read: a space with hundreds of
  * standing events weighs them all but reads the text of a few. The result is what an eager read
- * of every card would give.
+ * of every card would give. Sections that share one budget (recall's events, then its graph
+ * nodes) are activated one after the other, each starting from what the ones before `spent`.
  */
 export async function activate<C>(
   fused: readonly Ranked[],
@@ -36,7 +40,7 @@ export async function activate<C>(
   const cards = new Map<string, C | null>();
   const taken: Activation<C>['taken'] = [];
   let omitted = 0;
-  let used = 0;
+  let used = limits.spent ?? 0;
   for (const [i, ranked] of fused.entries()) {
     if (taken.length >= limits.maxItems) {
       omitted++;

@@ -10,7 +10,9 @@ import {
   type SpaceRef,
 } from '@stratagate/domain';
 import type { BlockRow, ReadModelTables } from '@stratagate/store';
-import { blockLayers, type BlockMeta } from './read-model.queries.ts';
+import { blockLayers, type BlockMeta } from './read-model/blocks.queries.ts';
+import { boundSection, type BoundedSection } from './text-bounds.ts';
+import { tokenCount as countTokens } from './token-count.ts';
 
 export interface BlockView {
   id: string;
@@ -101,4 +103,13 @@ function tokenCount(b: BlockMeta, level: BlockLevel, content: string): number {
   if (level === 4) return b.tokens_l4;
   if (level === 3) return b.tokens_l3;
   return estimateTokens(content);
+}
+
+/** Block views within the text bounds (`boundSection`), a cut view's tokens counted again. */
+export function boundViews(views: readonly BlockView[]): BoundedSection<BlockView> {
+  return boundSection(views, {
+    id: (v) => v.id,
+    text: (v) => v.content,
+    withText: (v, content) => ({ ...v, content, tokens: countTokens(content) }),
+  });
 }

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { requestSchema, responseSchema } from '@stratagate/http';
+import { Count, counter, IdParam, requestSchema, responseSchema } from '@stratagate/http';
 import { BLOCK_2, BLOCK_3, exampleBlockView, L5_BLOCK_1, SPACE, THREAD } from './api-examples.ts';
+import { BoundsSchema, exampleBounds } from './bounds.schema.ts';
 
 /** A pair of 1-based thread turns, first and last. */
-export const TurnRange = z
-  .array(z.number().int())
-  .length(2)
-  .describe('first and last thread turn, inclusive');
+export const TurnRange = z.array(Count).length(2).describe('first and last thread turn, inclusive');
 
 export const MessageRole = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -21,16 +19,13 @@ export const BlockLevelNumber = z
 export const BlockViewSchema = z.object({
   id: z.string(),
   threadId: z.string(),
-  sequence: z.number().int().describe('1-based position of the block in its thread'),
+  sequence: Count.describe('1-based position of the block in its thread'),
   turnRange: TurnRange,
-  age: z
-    .number()
-    .int()
-    .describe('ready blocks of the thread added since the block was sealed or last lifted'),
+  age: Count.describe('ready blocks of the thread added since the block was sealed or last lifted'),
   level: BlockLevelNumber,
   label: z.string().describe('the level as `L0`..`L5`'),
   content: z.string().describe('the block rendered at `level`'),
-  tokens: z.number().int().describe('token count of `content`'),
+  tokens: Count.describe('token count of `content`'),
   lastLiftedAt: z.string().nullable().describe('when an expand last lifted the block'),
   lastLiftedBy: z.string().nullable().describe('who lifted it: `agent` or `user`'),
 });
@@ -42,18 +37,18 @@ export const ThreadContextReply = responseSchema(
     spaceId: z.string(),
     threadId: z.string(),
     decayLambda: z.number().describe('the space’s fading rate λ'),
-    newestReadyPosition: z.number().int().describe('ready blocks in the thread so far'),
+    newestReadyPosition: Count.describe('ready blocks in the thread so far'),
     blocks: z.array(BlockViewSchema).describe('ready blocks at their decayed level, oldest first'),
     pendingBlocks: z
       .array(z.object({ id: z.string(), turnRange: TurnRange, summaryStatus: SummaryStatus }))
       .describe('sealed blocks whose summary job has not succeeded yet'),
     openTail: z.object({
-      turns: z.number().int().describe('turns recorded but not yet sealed into a block'),
+      turns: Count.describe('turns recorded but not yet sealed into a block'),
       messages: z.array(
         z.object({
           messageId: z.string(),
           turnId: z.string(),
-          threadTurn: z.number().int(),
+          threadTurn: Count,
           role: MessageRole,
           name: z.string().optional(),
           content: z.string(),
@@ -68,7 +63,10 @@ export const ThreadContextReply = responseSchema(
         }),
       ),
     }),
-    projectedPosition: z.number().describe('global log position the read model has applied'),
+    bounds: BoundsSchema,
+    projectedPosition: counter(
+      "log position of the space's last record the read model has applied",
+    ),
   }),
   "The thread's context: decayed ready blocks, pending blocks and the open tail.",
   {
@@ -124,6 +122,7 @@ export const ThreadContextReply = responseSchema(
         },
       ],
     },
+    bounds: exampleBounds,
     projectedPosition: 18,
   },
 );
@@ -133,16 +132,16 @@ const BlockJobs = {
     .enum(['pending', 'ready'])
     .describe('ready once the summary job succeeded (L0–L2 exist)'),
   summaryStatus: SummaryStatus,
-  summaryAttempts: z.number().int(),
+  summaryAttempts: Count,
   summaryNextRetryAt: z.string().nullable().describe('when a failed summary job is retried'),
   summaryLastError: z.string().nullable(),
   extractionStatus: z.enum(['pending', 'succeeded', 'skipped', 'failed']),
-  extractionAttempts: z.number().int(),
+  extractionAttempts: Count,
   extractionNextRetryAt: z.string().nullable(),
   extractionLastError: z.string().nullable(),
-  eventCount: z.number().int().describe('memory events extracted from the block'),
+  eventCount: Count.describe('memory events extracted from the block'),
   graphStatus: z.enum(['none', 'pending', 'completed', 'failed']),
-  graphAttempts: z.number().int(),
+  graphAttempts: Count,
   graphLastError: z.string().nullable(),
 };
 
@@ -183,17 +182,36 @@ export const BlockReply = responseSchema(
   },
 );
 
+/**
+ * The expand targets the contract accepts: a level by name or number, `raw` (= L5), and `next` or
+ * `+1` (one level up). The rule behind them reads anything else as one level up; over HTTP a word
+ * outside this list is refused instead, so a typo never lifts a block silently.
+ */
+export const EXPAND_TARGETS = [
+  'raw',
+  'next',
+  '+1',
+  ...(['L0', 'L1', 'L2', 'L3', 'L4', 'L5'] as const),
+  ...(['0', '1', '2', '3', '4', '5'] as const),
+] as const;
+
 export const ExpandBlockBody = requestSchema(
   z
-    .object({
+    .strictObject({
       target: z
-        .union([z.string().max(20), z.number()])
+        .union([z.enum(EXPAND_TARGETS), z.number().finite()])
         .nullable()
         .optional()
         .describe(
-          "'raw'/'L5'/5, 'next'/'+1' (default), 'L0'..'L5', or a number (rounded, clamped)",
+          '`raw`, `L5` or 5 lift to the raw conversation; `next`, `+1` or nothing lift one level; `L0`–`L5` or `0`–`5` name the level; another number is rounded and kept within 0–5. Other words are refused (400)',
         ),
-      source: z.enum(['agent', 'user']).default('agent'),
+      source: z
+        .enum(['agent', 'user'])
+        .default('agent')
+        .describe('who asked for the lift: an agent (default) or the user'),
+      threadId: IdParam.optional().describe(
+        "the session whose evidence batch this expansion opens (default: the block's own thread)",
+      ),
     })
     .default({ source: 'agent' }),
   { target: 'raw', source: 'agent' },
@@ -203,43 +221,60 @@ export const ExpandBlockBody = requestSchema(
 export const ExpandBlockReply = responseSchema(
   BlockViewSchema.extend({
     fromLevel: BlockLevelNumber.describe('the decayed level before the lift'),
-    position: z.number().nullable().describe('global log position of the expansion record'),
+    position: counter('log position of the expansion record', 1).nullable(),
+    batchId: z.string().describe('the evidence batch this expansion opened'),
+    evidenceRefs: z.array(z.string()).describe('`block:<id>:level:<L>`'),
   }),
   'The block at its new level; its fading starts over from there.',
-  { ...exampleBlockView, age: 0, content: L5_BLOCK_1, fromLevel: 3, position: 16 },
+  {
+    ...exampleBlockView,
+    age: 0,
+    content: L5_BLOCK_1,
+    fromLevel: 3,
+    position: 16,
+    batchId: 'batch_6',
+    evidenceRefs: [`block:${exampleBlockView.id}:level:5`],
+  },
 );
 
 export const SpaceStatusReply = responseSchema(
   z.object({
     spaceId: z.string(),
-    blockSize: z.number().int(),
+    blockSize: Count,
     decayLambda: z.number(),
-    turnCounter: z.number().int().describe('turns recorded in the space'),
+    turnCounter: Count.describe('turns recorded in the space'),
     blocks: z.object({
-      total: z.number().int(),
-      ready: z.number().int(),
-      pending: z.number().int(),
+      total: Count,
+      ready: Count,
+      pending: Count,
     }),
     summaryJobs: z.object({
-      pending: z.number().int(),
-      succeeded: z.number().int(),
-      failed: z.number().int(),
+      pending: Count,
+      succeeded: Count,
+      failed: Count,
     }),
     extractionJobs: z.object({
-      pending: z.number().int(),
-      succeeded: z.number().int(),
-      skipped: z.number().int(),
-      failed: z.number().int(),
+      pending: Count,
+      succeeded: Count,
+      skipped: Count,
+      failed: Count,
     }),
     graphJobs: z.object({
-      pending: z.number().int(),
-      completed: z.number().int(),
-      failed: z.number().int(),
+      pending: Count,
+      completed: Count,
+      failed: Count,
     }),
-    projectedPosition: z.number().describe('global log position the read model has applied'),
-    logPosition: z
-      .number()
-      .describe('head of the log; equal to `projectedPosition` once projection caught up'),
+    projectedPosition: counter(
+      "log position of the space's last record the read model has applied",
+    ),
+    logPosition: counter(
+      "log position of the space's last record; equal to `projectedPosition` once projection caught up",
+    ),
+    settled: z
+      .boolean()
+      .describe(
+        'true when projection has caught up with the space and every derivation job of every sealed block is final (succeeded, skipped, or failed with no retry left)',
+      ),
   }),
   'Counters of the space, derivation job states and projection progress.',
   {
@@ -253,6 +288,7 @@ export const SpaceStatusReply = responseSchema(
     graphJobs: { pending: 0, completed: 2, failed: 0 },
     projectedPosition: 15,
     logPosition: 15,
+    settled: false,
   },
 );
 
@@ -265,3 +301,64 @@ export const BLOCK_NOT_EXPANDABLE_EXAMPLE = {
   code: 'block_not_ready',
   message: `block '${BLOCK_3}' is not ready for decay or expansion`,
 };
+
+export type ThreadContextReply = z.infer<typeof ThreadContextReply>;
+export type BlockReply = z.infer<typeof BlockReply>;
+export type ExpandBlockReply = z.infer<typeof ExpandBlockReply>;
+export type SpaceStatusReply = z.infer<typeof SpaceStatusReply>;
+
+export const ListBlocksBody = requestSchema(
+  z
+    .strictObject({
+      scope: z
+        .enum(['session', 'space'])
+        .default('session')
+        .describe("`session`: this thread's blocks (default); `space`: the space's newest blocks"),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(100)
+        .default(20)
+        .describe('newest blocks to list (1–100, default 20)'),
+    })
+    .default({ scope: 'session', limit: 20 }),
+  { scope: 'session' },
+  { scope: 'space', limit: 10 },
+);
+
+export const ListBlocksReply = responseSchema(
+  z.object({
+    batchId: z.string().describe('the evidence batch this listing opened'),
+    evidenceRefs: z.array(z.string()).describe('`block:<id>:level:<L>` of each view listed'),
+    scope: z.enum(['session', 'space']),
+    spaceId: z.string(),
+    threadId: z.string(),
+    blocks: z.array(BlockViewSchema).describe('ready blocks at their decayed level, oldest first'),
+    blockCount: Count.describe('ready blocks in the scope (before the text bound)'),
+    spaceBlockCount: Count.describe('blocks sealed in the whole space'),
+    spaceThreadIds: z.array(z.string()).describe('threads of the space that have blocks'),
+    openTailCount: Count.describe("messages in this thread's open tail, not yet sealed"),
+    emptyReason: z
+      .enum(['no_blocks_in_space', 'blocks_exist_in_other_threads', 'open_tail_pending'])
+      .nullable()
+      .describe('why the list is empty, when it is'),
+    bounds: BoundsSchema,
+  }),
+  'Block views in an evidence batch; cite them as `block:<id>:level:<L>`.',
+  {
+    batchId: 'batch_7',
+    evidenceRefs: [`block:${exampleBlockView.id}:level:5`],
+    scope: 'session',
+    spaceId: SPACE,
+    threadId: THREAD,
+    blocks: [exampleBlockView],
+    blockCount: 1,
+    spaceBlockCount: 1,
+    spaceThreadIds: [THREAD],
+    openTailCount: 0,
+    emptyReason: null,
+    bounds: exampleBounds,
+  },
+);
+export type ListBlocksReply = z.infer<typeof ListBlocksReply>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { planFusion, queryTerms, rrfFuse, type SpaceRef } from '@stratagate/domain';
+import { fuseScores, planFusion, queryTerms, rrfFuse, type SpaceRef } from '@stratagate/domain';
 import { IdParam, requestSchema } from '@stratagate/http';
 import {
   eventDocKind,
@@ -11,14 +11,14 @@ import {
   type PostingCache,
   type StructuredOrderBy,
 } from '@stratagate/store';
-import type { QueryContext } from './blocks.route.ts';
+import type { QueryContext } from './context.ts';
 
 const IsoInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
 /** MM-RET-3 event search parameters, as the HTTP body takes them. */
 export const EventSearchParams = requestSchema(
   z
-    .object({
+    .strictObject({
       query: z
         .string()
         .max(2000)
@@ -86,22 +86,29 @@ export interface EventSearchHit {
   score: number;
 }
 
+/** The request's date, for the relative periods a query names ("last week"): UTC. */
+export function todayOf(ctx: Pick<QueryContext, 'now'>): string {
+  return ctx.now().toISOString().slice(0, 10);
+}
+
 /** A filter set beyond this many events is still a filter, but BM25 then ranks only this many. */
 const MEETING_ALL_SCOPE_CAP = 5000;
 
 /**
  * MM-RET-3/4 event search: each pool (extracted, agent) is ranked to offset+limit by BM25 and
- * the structured filters, all evaluated in Postgres, then the pools are fused by RRF with the
- * agent pool at `agentMemoryWeight`. Scores order only.
+ * the structured filters, all evaluated in Postgres, then the pools are fused by their
+ * max-normalised scores (`fuseScores`, ADR 0040) with the agent pool at `agentMemoryWeight`.
+ * Scores order only.
  */
 export async function searchEvents(
-  ctx: Pick<QueryContext, 'db' | 'schema' | 'postingCache'>,
+  ctx: Pick<QueryContext, 'db' | 'schema' | 'postingCache' | 'now'>,
   space: SpaceRef,
   /** The space's turn counter (weight order); awaited only by a structured ranking. */
   currentTurn: number | Promise<number>,
   params: Omit<EventSearchParams, 'trackRetrieval'>,
 ): Promise<EventSearchHit[]> {
   const { db, schema, postingCache } = ctx;
+  const today = todayOf(ctx);
   const depth = params.offset + params.limit;
   const pools: { pool: EventPool; weight: number }[] = [
     { pool: 'extracted', weight: 1 },
@@ -113,29 +120,35 @@ export async function searchEvents(
       .filter(({ weight }) => weight > 0)
       .map(async ({ pool, weight }) => {
         const ranked = await rankPool(
-          { db, schema, cache: postingCache },
+          { db, schema, cache: postingCache, today },
           space,
           pool,
           currentTurn,
           params,
           depth,
         );
-        return { ids: ranked.slice(0, depth), weight };
+        const hits = ranked.slice(0, depth).map((r) => ({ units: [r.id], score: r.score }));
+        return { hits, weight };
       }),
   );
-  return rrfFuse(lists)
+  return fuseScores(lists)
     .slice(params.offset, depth)
     .map((f) => ({ id: f.id, score: f.score }));
 }
 
 async function rankPool(
-  { db, schema, cache }: { db: AnyDb; schema: string; cache: PostingCache | undefined },
+  {
+    db,
+    schema,
+    cache,
+    today,
+  }: { db: AnyDb; schema: string; cache: PostingCache | undefined; today: string },
   space: SpaceRef,
   pool: EventPool,
   currentTurn: number | Promise<number>,
   params: Omit<EventSearchParams, 'trackRetrieval'>,
   depth: number,
-): Promise<string[]> {
+): Promise<EventSearchHit[]> {
   const kind = eventDocKind(pool);
   const lexicalQuery = queryTerms(params.query).length > 0;
   const order = async (): Promise<StructuredOrderBy> =>
@@ -159,11 +172,15 @@ async function rankPool(
       kind,
       query: params.query,
       limit: depth,
+      today,
       ...(docIds ? { docIds } : params.eventIds ? { docIds: params.eventIds } : {}),
       ...(cache ? { cache } : {}),
     });
-    return ranked.map((r) => r.id);
+    return ranked;
   };
+  const ids = (hits: readonly EventSearchHit[]) => hits.map((h) => h.id);
+  const scored = (fused: readonly { id: string; score: number }[]) =>
+    fused.map(({ id, score }) => ({ id, score }));
 
   const filters: EventFilters[] = [];
   if (params.participants?.length) filters.push({ participants: params.participants });
@@ -178,34 +195,34 @@ async function rankPool(
   if (filters.length === 0) {
     if (!lexicalQuery) {
       const browse = await filtered({}, depth);
-      return planFusion({ lexicalQuery, bm25: [], filterLists: [], meetingAll: [], browse }).map(
-        (f) => f.id,
+      return scored(
+        planFusion({ lexicalQuery, bm25: [], filterLists: [], meetingAll: [], browse }),
       );
     }
     const hits = await bm25();
     if (!params.temporalIntent || hits.length === 0) return hits;
     // A temporal intent without filters: the matches also vote in chronological order.
-    const chronological = await filtered({}, depth, hits);
-    return rrfFuse([{ ids: hits }, { ids: chronological }]).map((f) => f.id);
+    const chronological = await filtered({}, depth, ids(hits));
+    return scored(rrfFuse([{ ids: ids(hits) }, { ids: chronological }]));
   }
 
   const all = Object.assign({}, ...filters) as EventFilters;
   const meetingAll = await filtered(all, MEETING_ALL_SCOPE_CAP);
   if (meetingAll.length > 0) {
-    const hits = await bm25(meetingAll);
-    return planFusion({
-      lexicalQuery,
-      bm25: hits,
-      // Only their presence matters here: the events meeting every filter decide.
-      filterLists: filters.map(() => meetingAll),
-      meetingAll: meetingAll.slice(0, depth),
-      browse: [],
-    }).map((f) => f.id);
+    const hits = ids(await bm25(meetingAll));
+    return scored(
+      planFusion({
+        lexicalQuery,
+        bm25: hits,
+        // Only their presence matters here: the events meeting every filter decide.
+        filterLists: filters.map(() => meetingAll),
+        meetingAll: meetingAll.slice(0, depth),
+        browse: [],
+      }),
+    );
   }
   const filterLists = [];
   for (const f of filters) filterLists.push(await filtered(f, depth));
-  const hits = await bm25();
-  return planFusion({ lexicalQuery, bm25: hits, filterLists, meetingAll: [], browse: [] }).map(
-    (f) => f.id,
-  );
+  const hits = ids(await bm25());
+  return scored(planFusion({ lexicalQuery, bm25: hits, filterLists, meetingAll: [], browse: [] }));
 }

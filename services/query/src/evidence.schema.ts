@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { NEXT_STRATEGIES, VERDICTS } from '@stratagate/domain';
-import { IdParam, requestSchema, responseSchema } from '@stratagate/http';
+import {
+  Count,
+  counter,
+  IdParam,
+  idempotencyKey,
+  requestSchema,
+  responseSchema,
+  Truncated,
+} from '@stratagate/http';
 import {
   AGENT_THREAD,
   BLOCK_1,
@@ -16,7 +24,7 @@ import { EventCardSchema } from './memory-events.schema.ts';
 const Text = z.string().max(2000).optional();
 
 export const ExpandEventBody = requestSchema(
-  z.object({
+  z.strictObject({
     threadId: IdParam.describe('the session whose evidence batch this expansion opens'),
   }),
   { threadId: AGENT_THREAD },
@@ -36,14 +44,14 @@ export const EventStateChangeReply = responseSchema(
   z.object({
     eventId: z.string(),
     change: z.enum(['pinned', 'unpinned', 'forgotten', 'restored']),
-    position: z.number().nullable().describe('global log position of the change record'),
+    position: counter('log position of the change record', 1).nullable(),
   }),
   'Accepted: the change is recorded; the read model applies it asynchronously.',
   { eventId: EVT_PNPM, change: 'pinned', position: 27 },
 );
 
 export const AssessBody = requestSchema(
-  z.object({
+  z.strictObject({
     batchId: IdParam.optional().describe('defaults to the latest batch of the thread'),
     verdict: z.string().max(40).describe('sufficient | partial | wrong'),
     evidence_refs: z.array(z.unknown()).max(64).default([]),
@@ -78,7 +86,7 @@ export const AssessReply = responseSchema(
     evidenceRefs: z.array(z.string()).describe('accepted refs (≤ 8), trimmed'),
     rejectedEvidenceRefs: z.array(
       z.object({
-        inputIndex: z.number().int(),
+        inputIndex: Count,
         ref: z.unknown().describe('the value exactly as sent'),
         reason: z.enum(['invalid_ref', 'duplicate', 'not_in_batch', 'limit_exceeded']),
         detail: z.string(),
@@ -110,13 +118,15 @@ export const AssessReply = responseSchema(
 );
 
 export const AdoptBody = requestSchema(
-  z.object({
+  z.strictObject({
     batchId: IdParam.optional().describe('defaults to the latest batch of the thread'),
-    receiptId: z
-      .string()
-      .max(200)
-      .refine((s) => s.trim().length > 0, 'receiptId must not be blank')
-      .describe('stable per agent call, reused on retry (e.g. <session>:tool:<toolCallId>)'),
+    receiptId: idempotencyKey(
+      z
+        .string()
+        .max(200)
+        .refine((s) => s.trim().length > 0, 'receiptId must not be blank')
+        .describe('stable per agent call, reused on retry (e.g. <session>:tool:<toolCallId>)'),
+    ),
     evidence_refs: z
       .array(z.unknown())
       .max(64)
@@ -135,7 +145,7 @@ export const AdoptReply = responseSchema(
     batchId: z.string(),
     batchStatus: z.literal('recorded'),
     receiptId: z.string(),
-    incremented: z.number().int().describe('memory events reinforced'),
+    incremented: Count.describe('memory events reinforced'),
     evidenceRefs: z.array(z.string()).describe('the adopted refs'),
     duplicateEvidenceRefs: z.array(z.string()),
     eventIds: z.array(z.string()).describe('the reinforced memory events'),
@@ -160,6 +170,8 @@ export const AdoptReply = responseSchema(
 
 export const BatchListReply = responseSchema(
   z.object({
+    nextOffset: counter('the `offset` of the next page').nullable(),
+    truncated: Truncated,
     batches: z.array(
       z.object({
         batchId: z.string(),
@@ -175,6 +187,8 @@ export const BatchListReply = responseSchema(
   }),
   'Evidence batches of the thread, oldest first.',
   {
+    nextOffset: null,
+    truncated: false,
     batches: [
       {
         batchId: 'batch_1',
@@ -199,3 +213,9 @@ export const BatchListReply = responseSchema(
     ],
   },
 );
+
+export type ExpandEventReply = z.infer<typeof ExpandEventReply>;
+export type EventStateChangeReply = z.infer<typeof EventStateChangeReply>;
+export type AssessReply = z.infer<typeof AssessReply>;
+export type AdoptReply = z.infer<typeof AdoptReply>;
+export type BatchListReply = z.infer<typeof BatchListReply>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_GRAPH_SEARCH_LIMIT, MAX_GRAPH_SEARCH_LIMIT } from '@stratagate/domain';
-import { requestSchema, responseSchema } from '@stratagate/http';
+import { requestSchema, responseSchema, Truncated } from '@stratagate/http';
 import {
   EDGE_CAROLINE_ATLAS,
   EVT_CI,
@@ -13,7 +13,7 @@ import { FactValue, NodeType } from './graph.schema.ts';
 import { GRAPH_SCORE_MEANING } from './graph-search.ts';
 
 export const GraphSearchBody = requestSchema(
-  z.object({
+  z.strictObject({
     query: z
       .string()
       .min(1)
@@ -106,6 +106,7 @@ export const GraphSearchReply = responseSchema(
     batchId: z.string().describe('the evidence batch this search opened'),
     evidenceRefs: z.array(z.string()).describe('the refs of the hits, in rank order'),
     hits: z.array(GraphCardSchema),
+    truncated: Truncated,
   }),
   'Graph cards in rank order; an evidence batch holding their refs is open.',
   {
@@ -186,5 +187,8 @@ export const GraphSearchReply = responseSchema(
         timeline: exampleTimeline,
       },
     ],
+    truncated: false,
   },
 );
+
+export type GraphSearchReply = z.infer<typeof GraphSearchReply>;

@@ -13,8 +13,8 @@ import {
   type SpaceRef,
 } from '@stratagate/domain';
 import { loadEffectiveNodes, searchIndex } from '@stratagate/store';
-import type { QueryContext } from './blocks.route.ts';
-import { rm } from './read-model.queries.ts';
+import { readModel, type QueryContext } from './context.ts';
+import { threadBlockIds } from './read-model/threads.queries.ts';
 
 export const GRAPH_SCORE_MEANING =
   'BM25 relevance over the node’s name, aliases, tags, type, facts and connected nodes; orders results only, never a probability of truth';
@@ -96,21 +96,11 @@ export async function searchGraph(
   options: GraphSearchOptions,
 ): Promise<GraphCard[]> {
   const limit = clampLimit(options.limit);
-  const db = rm(ctx.db, ctx.schema);
+  const db = readModel(ctx);
   const pageSize = Math.max(MIN_CANDIDATES, limit * CANDIDATE_FACTOR);
-  const excludedBlocks = options.excludeThreadId
-    ? new Set(
-        (
-          await db
-            .selectFrom('blocks')
-            .select('block_id')
-            .where('tenant_id', '=', space.tenantId)
-            .where('space_id', '=', space.spaceId)
-            .where('thread_id', '=', options.excludeThreadId)
-            .execute()
-        ).map((b) => b.block_id),
-      )
-    : new Set<string>();
+  const excludedBlocks = new Set(
+    options.excludeThreadId ? await threadBlockIds(db, space, options.excludeThreadId) : [],
+  );
 
   const hits: GraphCard[] = [];
   for (let page = 0; page < MAX_PAGES && hits.length < limit; page++) {

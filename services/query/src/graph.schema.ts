@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { responseSchema } from '@stratagate/http';
+import { Count, IdParam, requestSchema, responseSchema, Truncated } from '@stratagate/http';
 import {
+  AGENT_THREAD,
   EDGE_CAROLINE_ATLAS,
   EVT_CI,
   EVT_PNPM,
@@ -135,7 +136,12 @@ const atlasExample = {
 };
 
 export const GraphNodeListReply = responseSchema(
-  z.object({ spaceId: z.string(), nodes: z.array(GraphNodeView) }),
+  z.object({
+    spaceId: z.string(),
+    nodes: z.array(GraphNodeView),
+    nextOffset: Count.nullable().describe('the `offset` of the next page, if any'),
+    truncated: Truncated,
+  }),
   'Visible nodes (active or disputed) in creation order, with their effective state.',
   {
     spaceId: SPACE,
@@ -172,8 +178,38 @@ export const GraphNodeListReply = responseSchema(
         nodeNames,
       },
     ],
+    nextOffset: null,
+    truncated: false,
   },
 );
+
+const GRAPH_NODE_DETAIL_EXAMPLE = {
+  ...atlasExample,
+  provenance: [
+    {
+      eventId: EVT_CI,
+      title: TITLE_CI,
+      sourceMessageIds: [MSG_CI],
+      sources: [
+        {
+          messageId: MSG_CI,
+          role: 'user' as const,
+          name: 'Caroline',
+          content: 'The Atlas CI still has to be verified after the pnpm migration.',
+          occurredAt: '2023-05-08T13:52:00+08:00',
+          threadId: THREAD,
+          threadTurn: 2,
+        },
+      ],
+    },
+    {
+      eventId: EVT_PNPM,
+      title: TITLE_PNPM,
+      sourceMessageIds: [MSG_PNPM],
+      sources: [exampleSourceMessage],
+    },
+  ],
+};
 
 export const GraphNodeDetailReply = responseSchema(
   GraphNodeView.extend({
@@ -182,31 +218,30 @@ export const GraphNodeDetailReply = responseSchema(
       .describe('each cited event with the messages it came from'),
   }),
   'The node with current and historical facts and edges, and provenance down to the messages.',
+  GRAPH_NODE_DETAIL_EXAMPLE,
+);
+
+export type GraphNodeListReply = z.infer<typeof GraphNodeListReply>;
+export type GraphNodeDetailReply = z.infer<typeof GraphNodeDetailReply>;
+
+export const GraphNodeExpandBody = requestSchema(
+  z.strictObject({
+    threadId: IdParam.describe('the session whose evidence batch this expansion opens'),
+  }),
+  { threadId: AGENT_THREAD },
+);
+
+export const GraphNodeExpandReply = responseSchema(
+  z.object({
+    batchId: z.string().describe('the evidence batch this expansion opened'),
+    evidenceRefs: z.array(z.string()).describe('`graph-node:<id>:expanded`'),
+    node: GraphNodeDetailReply,
+  }),
+  'The node; an evidence batch holding `graph-node:<id>:expanded` is open.',
   {
-    ...atlasExample,
-    provenance: [
-      {
-        eventId: EVT_CI,
-        title: TITLE_CI,
-        sourceMessageIds: [MSG_CI],
-        sources: [
-          {
-            messageId: MSG_CI,
-            role: 'user',
-            name: 'Caroline',
-            content: 'The Atlas CI still has to be verified after the pnpm migration.',
-            occurredAt: '2023-05-08T13:52:00+08:00',
-            threadId: THREAD,
-            threadTurn: 2,
-          },
-        ],
-      },
-      {
-        eventId: EVT_PNPM,
-        title: TITLE_PNPM,
-        sourceMessageIds: [MSG_PNPM],
-        sources: [exampleSourceMessage],
-      },
-    ],
+    batchId: 'batch_5',
+    evidenceRefs: [`graph-node:${NODE_ATLAS}:expanded`],
+    node: GRAPH_NODE_DETAIL_EXAMPLE,
   },
 );
+export type GraphNodeExpandReply = z.infer<typeof GraphNodeExpandReply>;

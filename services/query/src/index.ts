@@ -1,13 +1,5 @@
-export * from './block-views.ts';
-export * from './read-model.queries.ts';
-export * from './blocks.route.ts';
-export * from './memory-events.route.ts';
-export * from './graph.route.ts';
-export * from './evidence.service.ts';
-export * from './evidence.route.ts';
-export * from './search.route.ts';
-export * from './recall.route.ts';
-export * from './event-search.ts';
-export * from './remember.route.ts';
-export * from './graph-search.ts';
-export * from './graph-search.route.ts';
+export * from './context.ts';
+export * from './plugin.ts';
+// What the data service's external memory import reuses: the event search and read-your-writes.
+export { searchEvents } from './event-search.ts';
+export { awaitProjection, catchUpReads } from './gate.ts';

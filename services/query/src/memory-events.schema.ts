@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { responseSchema } from '@stratagate/http';
+import { Count, responseSchema, Truncated } from '@stratagate/http';
 import {
   BLOCK_1,
   EVT_CI,
@@ -52,12 +52,12 @@ export const EventCardSchema = z.object({
   temporal: TemporalJson,
   conflictsWith: z.array(z.string()).describe('events that later marked a conflict with this one'),
   catalogHints: z.array(z.string()),
-  formedTurn: z.number().int().describe('space turn at the end of the source block'),
+  formedTurn: Count.describe('space turn at the end of the source block'),
   createdAt: z.string(),
   updatedAt: z.string(),
   weight: z.object({
-    mentionCount: z.number().int(),
-    lastAdoptedTurn: z.number().int(),
+    mentionCount: Count,
+    lastAdoptedTurn: Count,
     lastRetrievedAt: z.string().nullable(),
     pinned: z.boolean(),
     forcedCap: z.number().nullable(),
@@ -74,14 +74,15 @@ export const SourceMessageSchema = z.object({
   content: z.string(),
   occurredAt: z.string(),
   threadId: z.string(),
-  threadTurn: z.number().int(),
+  threadTurn: Count,
 });
 
 export const MemoryEventListReply = responseSchema(
   z.object({
     spaceId: z.string(),
     events: z.array(EventCardSchema).describe('newest source block first'),
-    nextOffset: z.number().int().nullable().describe('the `offset` of the next page, if any'),
+    nextOffset: Count.nullable().describe('the `offset` of the next page, if any'),
+    truncated: Truncated,
   }),
   'One page of memory events.',
   {
@@ -113,6 +114,7 @@ export const MemoryEventListReply = responseSchema(
       },
     ],
     nextOffset: 2,
+    truncated: false,
   },
 );
 
@@ -123,3 +125,6 @@ export const MemoryEventDetailReply = responseSchema(
   'The memory event with its source messages.',
   { ...exampleEventCard, sources: [exampleSourceMessage] },
 );
+
+export type MemoryEventListReply = z.infer<typeof MemoryEventListReply>;
+export type MemoryEventDetailReply = z.infer<typeof MemoryEventDetailReply>;

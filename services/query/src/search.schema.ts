@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requestSchema, responseSchema } from '@stratagate/http';
+import { requestSchema, responseSchema, Truncated } from '@stratagate/http';
 import {
   AGENT_THREAD,
   BLOCK_1,
@@ -15,7 +15,7 @@ import { MessageRole, TurnRange } from './blocks.schema.ts';
 import { EventCardSchema } from './memory-events.schema.ts';
 
 export const RawSearchBody = requestSchema(
-  z.object({
+  z.strictObject({
     query: z.string().min(1).max(2000),
     limit: z.number().int().min(1).max(20).default(6),
     scope: z
@@ -113,6 +113,7 @@ export const EventSearchReply = responseSchema(
         scoreMeaning: z.string(),
       }),
     ),
+    truncated: Truncated,
   }),
   'Memory events (active or superseded) in rank order; an evidence batch holding their refs is open.',
   {
@@ -123,10 +124,14 @@ export const EventSearchReply = responseSchema(
         ref: `event:${EVT_PNPM}`,
         ...exampleEventCard,
         sourceTime: '2023-05-01',
-        rankScore: 0.01639344262295082,
+        rankScore: 1,
         scoreMeaning:
-          'reciprocal-rank fusion of BM25, structured filters and pools; orders results only, never a probability of truth',
+          'BM25 relevance and structured order, fused over the memory pools; orders results only, never a probability of truth',
       },
     ],
+    truncated: false,
   },
 );
+
+export type RawSearchReply = z.infer<typeof RawSearchReply>;
+export type EventSearchReply = z.infer<typeof EventSearchReply>;

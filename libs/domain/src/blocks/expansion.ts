@@ -1,4 +1,5 @@
 import { parseLevel, type BlockLevel } from './views.ts';
+import type { RecordOf } from '../records/record-types.ts';
 
 /**
  * MM-BLK-20: how an expand request's target is read. Unknown input lifts one level instead of
@@ -23,4 +24,32 @@ export function resolveExpandTarget(target: unknown, currentLevel: number): Bloc
 
 function clampLevel(value: number): BlockLevel {
   return Math.min(5, Math.max(0, value)) as BlockLevel;
+}
+
+export interface ExpandBlockCommand {
+  target: string | number | null;
+  source: 'agent' | 'user';
+}
+
+/**
+ * MM-BLK-20: the record of lifting a ready block from its decayed level to the target the
+ * request names (read by `resolveExpandTarget`); its fading restarts from there.
+ */
+export function decideBlockExpansion(
+  block: { id: string; threadId: string; currentLevel: BlockLevel },
+  cmd: ExpandBlockCommand,
+): [RecordOf<'BlockExpanded'>] {
+  return [
+    {
+      type: 'BlockExpanded',
+      data: {
+        blockId: block.id,
+        threadId: block.threadId,
+        target: cmd.target,
+        fromLevel: block.currentLevel,
+        toLevel: resolveExpandTarget(cmd.target, block.currentLevel),
+        source: cmd.source,
+      },
+    },
+  ];
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveExpandTarget } from './expansion.ts';
+import { decideBlockExpansion, resolveExpandTarget } from './expansion.ts';
 
 describe('resolveExpandTarget (MM-BLK-20)', () => {
   describe('acceptance: expanding from L2', () => {
@@ -70,5 +70,30 @@ describe('resolveExpandTarget (MM-BLK-20)', () => {
 
   it('rejects a non-finite current level', () => {
     expect(() => resolveExpandTarget('next', Number.NaN)).toThrow(/current level/);
+  });
+});
+
+describe('decideBlockExpansion (MM-BLK-20)', () => {
+  const block = { id: 'blk_1', threadId: 'session-1', currentLevel: 2 as const };
+
+  it('given a block at L2, when the agent asks for raw, then the record lifts it from 2 to 5', () => {
+    expect(decideBlockExpansion(block, { target: 'raw', source: 'agent' })).toEqual([
+      {
+        type: 'BlockExpanded',
+        data: {
+          blockId: 'blk_1',
+          threadId: 'session-1',
+          target: 'raw',
+          fromLevel: 2,
+          toLevel: 5,
+          source: 'agent',
+        },
+      },
+    ]);
+  });
+
+  it('given a block at L2, when no target is given, then it lifts one level and keeps the null target', () => {
+    const [record] = decideBlockExpansion(block, { target: null, source: 'user' });
+    expect(record.data).toMatchObject({ target: null, fromLevel: 2, toLevel: 3, source: 'user' });
   });
 });

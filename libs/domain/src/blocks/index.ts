@@ -13,7 +13,7 @@ export {
   validateDecayLambda,
   type DecayInput,
 } from './decay.ts';
-export { resolveExpandTarget } from './expansion.ts';
+export { decideBlockExpansion, resolveExpandTarget, type ExpandBlockCommand } from './expansion.ts';
 export {
   levelLabel,
   parseLevel,

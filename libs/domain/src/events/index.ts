@@ -4,3 +4,4 @@ export * from './catalog-hints.ts';
 export * from './admission.ts';
 export * from './weight.ts';
 export * from './remember.ts';
+export * from './remember-decision.ts';

@@ -15,6 +15,11 @@ export function receiptFingerprint(eventIds: readonly string[], audit: unknown):
   return JSON.stringify(canonical({ eventIds: ids, audit }));
 }
 
+/** `value` as JSON with object keys sorted and undefined members dropped: equal data, equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonical(value));
+}
+
 export function receiptOutcome(recorded: string | undefined, incoming: string): ReceiptOutcome {
   if (recorded === undefined) return 'first';
   return recorded === incoming ? 'no-op' : 'conflict';

@@ -225,19 +225,30 @@ describe('graph search document (MM-RET-5 weights)', () => {
       historicalEdges: [edge('e2', 'uses', 'npm')],
     });
     const { terms, length } = docTermFrequencies(graphNodeSearchFields(v));
+    // Each English word is indexed with its Porter2 stem beside it, at the same weight.
     expect(Object.fromEntries(terms)).toEqual({
       'word:x': 6,
+      'stem:x': 6,
       'word:xproj': 5,
+      'stem:xproj': 5,
       'word:build': 5,
+      'stem:build': 5,
       'word:project': 2,
+      'stem:project': 2,
       'word:ci': 4 + 2,
+      'stem:ci': 4 + 2,
       'word:pending': 4,
+      'stem:pend': 4,
       'word:failing': 2,
+      'stem:fail': 2,
       'word:pnpm': 4,
+      'stem:pnpm': 4,
       'word:npm': 2,
+      'stem:npm': 2,
       'word:uses': 2,
+      'stem:use': 2,
     });
-    expect(length).toBe(6 + 5 + 5 + 2 + 8 + 4 + 4 + 2 + 2);
+    expect(length).toBe(2 * (6 + 5 + 5 + 2 + 8 + 4 + 4 + 2 + 2));
   });
 });
 

@@ -24,8 +24,13 @@ export function isKnownRecordType(type: string): type is RecordType {
   return Object.hasOwn(CURRENT_SCHEMA_VERSION, type);
 }
 
-/** Validate and upcast a stored record. Unknown types return null (written by a newer version). */
+/**
+ * Validate and upcast a stored record. Unknown types (written by a newer version) and erased
+ * records return null.
+ */
 export function decodeRecord(stored: StoredRecord): DecodedRecord | null {
+  // An erased record holds nothing to apply (ADR 0046); its erasure's record says what it counted.
+  if (stored.erased) return null;
   if (!isKnownRecordType(stored.type)) return null;
   const target = CURRENT_SCHEMA_VERSION[stored.type];
   let version = stored.metadata.schemaVersion;

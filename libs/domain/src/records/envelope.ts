@@ -42,4 +42,9 @@ export interface StoredRecord extends NewRecord {
   spaceVersion: number;
   /** Log time (ISO-8601 UTC). */
   recordedAt: string;
+  /**
+   * The record's content was erased (ADR 0046): its key is gone, `data` is null, and readers
+   * skip it. Its place in the space's order and its metadata stay.
+   */
+  erased?: true;
 }

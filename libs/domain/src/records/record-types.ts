@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { MemoryEventCard } from '../events/memory-event.ts';
 import { GraphOperationSchema } from './graph-record.ts';
+import {
+  ProfileChangeProposed,
+  ProfileCreated,
+  ProfileFieldChanged,
+  ProfileMaintained,
+  ProfileProposalResolved,
+} from './profile-records.ts';
 
 const Role = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -26,7 +33,8 @@ export const TurnRecorded = z.object({
   data: z.object({
     turnId: z.string().min(1),
     threadId: z.string().min(1),
-    spaceTurn: z.number().int().positive(),
+    /** The space's turn counter after it (MM-GEN-3); an import's source text does not move it. */
+    spaceTurn: z.number().int().nonnegative(),
     threadTurn: z.number().int().positive(),
     occurredAt: z.string().min(1),
     messages: z.array(RecordedMessage).min(1),
@@ -42,11 +50,14 @@ export const BlockSealed = z.object({
     sequence: z.number().int().positive(),
     turnFrom: z.number().int().positive(),
     turnTo: z.number().int().positive(),
-    spaceTurnTo: z.number().int().positive(),
+    spaceTurnTo: z.number().int().nonnegative(),
     turnIds: z.array(z.string().min(1)).min(1),
     blockSize: z.number().int().positive(),
-    /** `size`: the tail reached N turns (MM-BLK-3); `closed`: the host closed the session. */
-    reason: z.enum(['size', 'closed']).optional(),
+    /**
+     * `size`: the tail reached N turns (MM-BLK-3); `closed`: the host closed the session;
+     * `import`: the source block of an external memory import (MM-IMP-8).
+     */
+    reason: z.enum(['size', 'closed', 'import']).optional(),
   }),
 });
 
@@ -272,6 +283,98 @@ export const SpaceConfigured = z.object({
   data: z.object({
     blockSize: z.number().int().min(1).max(200),
     decayLambda: z.number().finite().min(0).max(5),
+    /** The tenant profile the space reads (ADR 0050); absent in older records: `default`. */
+    profileId: z.string().min(1).max(64).optional(),
+  }),
+});
+
+/**
+ * A space, a thread or one memory event's content was erased for good, at its owner's request
+ * (ADR 0046). The record holds no content: who asked, what and when. The erased records stay in
+ * the log, sealed with keys that no longer exist; this record, stored in clear, keeps the write
+ * side's counters as they were, so the turns and blocks that follow never reuse a number.
+ */
+export const ContentErased = z.object({
+  type: z.literal('ContentErased'),
+  data: z.object({
+    erasureId: z.string().min(1),
+    scope: z.enum(['space', 'thread', 'memory_event']),
+    /** The erased thread (scope `thread`). */
+    threadId: z.string().min(1).optional(),
+    /** The memory event whose content was erased (scope `memory_event`). */
+    eventId: z.string().min(1).optional(),
+    /** Who asked: the API key's id, or `cli` (never a name or a reason in free text). */
+    requestedBy: z.string().min(1).max(200),
+    counters: z.object({
+      turnCounter: z.number().int().nonnegative(),
+      blockSequence: z.number().int().nonnegative(),
+      batchCount: z.number().int().nonnegative(),
+    }),
+  }),
+});
+
+/** One candidate of an external memory import and what was decided for it (MM-IMP-4..7). */
+export const ImportDecisionRecorded = z.object({
+  index: z.number().int().nonnegative(),
+  /** The candidate's title, for the audit of what was ignored. */
+  title: z.string(),
+  action: z.enum(['ADD', 'MERGE', 'SUPERSEDE', 'CONFLICT', 'IGNORE']),
+  existingEventIds: z.array(z.string()),
+  confidence: z.number().min(0).max(1),
+  reason: z.string(),
+  requiresConfirmation: z.boolean(),
+  /** The user chose the action (MM-IMP-7); an unreviewed low-confidence item commits as IGNORE. */
+  confirmed: z.boolean(),
+  decidedBy: z.enum(['fingerprint', 'offline', 'model', 'user']),
+  /** The new event this candidate wrote, for every action but IGNORE. */
+  eventId: z.string().nullable(),
+  model: ModelProvenance.nullable(),
+});
+
+/**
+ * MM-IMP-8: an external memory import committed, appended with the turn, seal and summary of its
+ * source block (thread `external-import:<blockId>`, one user message holding the whole text). It
+ * carries every decision and every new event, so replay writes them without a search or a model.
+ */
+export const ExternalMemoryImported = z.object({
+  type: z.literal('ExternalMemoryImported'),
+  data: z.object({
+    importId: z.string().min(1),
+    blockId: z.string().min(1),
+    messageId: z.string().min(1),
+    source: z.object({
+      format: z.enum(['v1', 'v2']),
+      sourceType: z.string(),
+      sourceSystem: z.string(),
+      exportedAt: z.string().nullable(),
+      coverage: z.enum(['full', 'partial', 'limited']),
+      coverageNote: z.string().nullable(),
+      uncertainItems: z.array(z.string()),
+      /** The text was not valid JSON and had to be recovered (every item then confirmed). */
+      recovered: z.boolean(),
+    }),
+    /** Space turn at the commit: the new events' formed turn (MM-EVT-17). */
+    turn: z.number().int().nonnegative(),
+    decisions: z.array(ImportDecisionRecorded),
+    events: z.array(MemoryEventCard),
+    /** Who asked: the API key's id, or `cli`. */
+    requestedBy: z.string().min(1).max(200),
+  }),
+});
+
+/**
+ * MM-IMP-9: an import undone. The records it appended become unreadable (their thread's key is
+ * deleted, ADR 0046), so its block, events and graph work leave every read model and never come
+ * back on replay; this record, with ids only, says which import and who asked.
+ */
+export const ExternalMemoryImportUndone = z.object({
+  type: z.literal('ExternalMemoryImportUndone'),
+  data: z.object({
+    importId: z.string().min(1),
+    blockId: z.string().min(1),
+    threadId: z.string().min(1),
+    eventIds: z.array(z.string()),
+    requestedBy: z.string().min(1).max(200),
   }),
 });
 
@@ -292,6 +395,14 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   BlockExpanded,
   SpaceConfigured,
   AgentMemoryRecorded,
+  ProfileCreated,
+  ProfileFieldChanged,
+  ProfileChangeProposed,
+  ProfileProposalResolved,
+  ProfileMaintained,
+  ContentErased,
+  ExternalMemoryImported,
+  ExternalMemoryImportUndone,
 ]);
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
 export type RecordType = MemoryRecord['type'];
@@ -316,4 +427,12 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   BlockExpanded: 1,
   SpaceConfigured: 1,
   AgentMemoryRecorded: 1,
+  ProfileCreated: 1,
+  ProfileFieldChanged: 1,
+  ProfileChangeProposed: 1,
+  ProfileProposalResolved: 1,
+  ProfileMaintained: 1,
+  ContentErased: 1,
+  ExternalMemoryImported: 1,
+  ExternalMemoryImportUndone: 1,
 };

@@ -1,5 +1,6 @@
-import * as stopwordLists from 'stopword';
-import { tokenize } from './tokenize.ts';
+import { QUERY_STOP_WORDS } from './stop-words.ts';
+import { queryTimeTerms, timeFieldTerms } from './time-terms.ts';
+import { indexTokens, stemTerm, tokenize } from './tokenize.ts';
 
 /**
  * BM25 (MM-RET-2), the one formula shared by the in-memory ranker and any postings index:
@@ -18,6 +19,11 @@ export const BM25_B = 0.75;
 export interface WeightedField {
   text: string;
   weight: number;
+  /**
+   * `text` (default): words, stems and Han bigrams (`indexTokens`). `time`: ISO dates, times or
+   * intervals, indexed as calendar terms (`timeFieldTerms`).
+   */
+  kind?: 'text' | 'time';
 }
 
 export interface Bm25Doc {
@@ -25,7 +31,7 @@ export interface Bm25Doc {
   fields: readonly WeightedField[];
 }
 
-export interface Bm25Options {
+export interface Bm25Options extends SearchTermOptions {
   k1?: number;
   b?: number;
 }
@@ -92,11 +98,11 @@ export function bm25TermScorer(
   return (tf, docLength) => bm25Gain(w, tf, docLength);
 }
 
-/** Text → tokens, as `tokenize` gives them. */
+/** Text → tokens, as `indexTokens` gives them. */
 export type Tokenizer = (text: string) => readonly string[];
 
 /**
- * `tokenize` with the tokens of every text it saw kept, for one batch of documents that repeat
+ * `indexTokens` with the tokens of every text it saw kept, for one batch of documents that repeat
  * texts: a sealed message is indexed with the thread's previous message as context, so without
  * it each message was tokenized twice, and a speaker's name once per message. Keep one per batch:
  * it holds every text given to it.
@@ -106,7 +112,7 @@ export function memoTokenizer(): Tokenizer {
   return (text) => {
     let tokens = seen.get(text);
     if (tokens === undefined) {
-      tokens = tokenize(text);
+      tokens = indexTokens(text);
       seen.set(text, tokens);
     }
     return tokens;
@@ -116,7 +122,7 @@ export function memoTokenizer(): Tokenizer {
 /** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */
 export function docTermFrequencies(
   fields: readonly WeightedField[],
-  tokens: Tokenizer = tokenize,
+  tokens: Tokenizer = indexTokens,
 ): {
   terms: Map<string, number>;
   length: number;
@@ -126,7 +132,7 @@ export function docTermFrequencies(
   for (const field of fields) {
     const repeat = Number.isFinite(field.weight) ? Math.max(0, Math.floor(field.weight)) : 0;
     if (repeat === 0) continue;
-    for (const token of tokens(field.text)) {
+    for (const token of field.kind === 'time' ? timeFieldTerms(field.text) : tokens(field.text)) {
       terms.set(token, (terms.get(token) ?? 0) + repeat);
       length += repeat;
     }
@@ -134,42 +140,57 @@ export function docTermFrequencies(
   return { terms, length };
 }
 
-/** Unique query terms in first-seen order (plain BM25: every word counts). */
+/** Unique query terms in first-seen order (plain BM25: every word counts, with its stem). */
 export function queryTerms(query: string): string[] {
-  const known = recentQueries.get(query);
+  return [...new Set(indexTokens(query))];
+}
+
+export interface SearchTermOptions {
+  /** The caller's date (ISO), for the relative periods of a query ("last week", "yesterday"). */
+  today?: string;
+}
+
+/**
+ * Query analysis for search:
+ * - the query's words without English function words (`QUERY_STOP_WORDS`), so a question
+ *   matches what it asks about rather than every other question in a conversation, each with its
+ *   stem; a query made only of function words keeps them all: it is still a lexical query,
+ *   answered by what matches it (or nothing), never a browse;
+ * - its Han bigrams;
+ * - the `time:` terms of the dates, months, years and periods it names (`queryTimeTerms`).
+ * Documents are indexed whole; only the query side is analysed.
+ */
+export function searchTerms(query: string, options: SearchTermOptions = {}): string[] {
+  const key = `${options.today ?? ''}|${query}`;
+  const known = recentQueries.get(key);
   if (known) return [...known];
-  const terms = [...new Set(tokenize(query))];
+  const tokens = tokenize(query);
+  const isStop = (t: string) => t.startsWith('word:') && QUERY_STOP_WORDS.has(t.slice(5));
+  const content = tokens.filter((t) => !isStop(t));
+  const terms = new Set<string>();
+  for (const token of content.length > 0 ? content : tokens) {
+    terms.add(token);
+    const stemmed = stemTerm(token);
+    if (stemmed !== null) terms.add(stemmed);
+  }
+  for (const term of queryTimeTerms(query, options.today)) terms.add(term);
+  const analysed = [...terms];
   if (query.length <= MAX_REMEMBERED_QUERY) {
-    recentQueries.set(query, terms);
+    recentQueries.set(key, analysed);
     if (recentQueries.size > REMEMBERED_QUERIES) {
       recentQueries.delete(recentQueries.keys().next().value!);
     }
   }
-  return [...terms];
+  return [...analysed];
 }
 
 /**
- * The terms of recent queries: one request analyses its query several times (each event pool,
- * the graph, the index), and segmenting was a tenth of a recall's allocations.
+ * The analysed terms of recent queries: one request analyses its query several times (each event
+ * pool, the graph, the index), and segmenting was a tenth of a recall's allocations.
  */
 const recentQueries = new Map<string, readonly string[]>();
 const REMEMBERED_QUERIES = 64;
 const MAX_REMEMBERED_QUERY = 8192;
-
-const FUNCTION_WORDS = new Set(stopwordLists.eng.map((w) => `word:${w}`));
-
-/**
- * Query analysis for search: the unique query terms without English function words ("what",
- * "did", "the", …, the `stopword` package's list), so a question matches what it asks about
- * rather than every other question in a conversation. A query made only of function words keeps
- * them all: it is still a lexical query, answered by what matches it (or nothing), never a browse.
- * Documents are indexed unchanged; only the query side is analysed.
- */
-export function searchTerms(query: string): string[] {
-  const terms = queryTerms(query);
-  const content = terms.filter((t) => !FUNCTION_WORDS.has(t));
-  return content.length > 0 ? content : terms;
-}
 
 /** Ranks `docs` for `query`: scores > 0 only, best first, ties by id; no query term → []. */
 export function bm25Rank(
@@ -177,7 +198,7 @@ export function bm25Rank(
   docs: readonly Bm25Doc[],
   options: Bm25Options = {},
 ): RankedId[] {
-  const terms = searchTerms(query);
+  const terms = searchTerms(query, options.today === undefined ? {} : { today: options.today });
   if (terms.length === 0 || docs.length === 0) return [];
   const k1 = options.k1 ?? BM25_K1;
   const b = options.b ?? BM25_B;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bm25Rank, bm25Score, docTermFrequencies, memoTokenizer, type Bm25Doc } from './bm25.ts';
-import { tokenize } from './tokenize.ts';
+import { indexTokens, tokenize } from './tokenize.ts';
 
 const doc = (id: string, ...fields: [string, number][]): Bm25Doc => ({
   id,
@@ -15,8 +15,14 @@ describe('docTermFrequencies (MM-RET-1 field weights)', () => {
       { text: 'apple', weight: 1 },
       { text: 'ignored', weight: 0.5 },
     ]);
-    expect(Object.fromEntries(terms)).toEqual({ 'word:apple': 3, 'word:pie': 2 });
-    expect(length).toBe(5);
+    // Every English word comes with its stem, at the field's weight.
+    expect(Object.fromEntries(terms)).toEqual({
+      'word:apple': 3,
+      'stem:appl': 3,
+      'word:pie': 2,
+      'stem:pie': 2,
+    });
+    expect(length).toBe(10);
   });
 
   it('gives the same numbers with a memoised tokenizer, which tokenizes each text once', () => {
@@ -37,7 +43,7 @@ describe('docTermFrequencies (MM-RET-1 field weights)', () => {
     );
     const tokens = memoTokenizer();
     const first = tokens('The previous message');
-    expect(first).toEqual(tokenize('The previous message'));
+    expect(first).toEqual(indexTokens('The previous message'));
     // The second call for the same text answers from the memo: the very same array.
     expect(tokens('The previous message')).toBe(first);
   });
@@ -51,13 +57,15 @@ describe('bm25Rank (MM-RET-2)', () => {
   ];
 
   it('matches a hand-computed small example', () => {
-    // N = 3, lengths 2, 3, 2 → avgdl = 7/3; "apple" is in d1 (tf 1) and d2 (tf 2): df = 2.
+    // Each word is indexed with its stem, so N = 3, lengths 4, 6, 4 → avgdl = 14/3; "apple"
+    // (word:apple and stem:appl alike) is in d1 (tf 1) and d2 (tf 2): df = 2. The query's two
+    // terms score the same, so a document gets twice one term's score.
     const k1 = 1.2;
     const b = 0.75;
-    const avgdl = 7 / 3;
+    const avgdl = 14 / 3;
     const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
-    const d1 = (idf * (1 * (k1 + 1))) / (1 + k1 * (1 - b + (b * 2) / avgdl));
-    const d2 = (idf * (2 * (k1 + 1))) / (2 + k1 * (1 - b + (b * 3) / avgdl));
+    const d1 = (2 * (idf * (1 * (k1 + 1)))) / (1 + k1 * (1 - b + (b * 4) / avgdl));
+    const d2 = (2 * (idf * (2 * (k1 + 1)))) / (2 + k1 * (1 - b + (b * 6) / avgdl));
     const ranked = bm25Rank('apple', docs);
     expect(ranked.map((r) => r.id)).toEqual(['d2', 'd1']);
     expect(ranked[0]?.score).toBeCloseTo(d2, 12);
@@ -68,9 +76,10 @@ describe('bm25Rank (MM-RET-2)', () => {
     const one = bm25Rank('apple cherry', docs);
     expect(bm25Rank('apple apple cherry', docs)).toEqual(one);
     const d2 = one.find((r) => r.id === 'd2')?.score ?? 0;
+    // apple and cherry, each as a word and as a stem.
     const expected =
-      bm25Score({ tf: 2, docLength: 3, avgDocLength: 7 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 }) +
-      bm25Score({ tf: 1, docLength: 3, avgDocLength: 7 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 });
+      2 * bm25Score({ tf: 2, docLength: 6, avgDocLength: 14 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 }) +
+      2 * bm25Score({ tf: 1, docLength: 6, avgDocLength: 14 / 3, df: 2, N: 3, k1: 1.2, b: 0.75 });
     expect(d2).toBeCloseTo(expected, 12);
   });
 

@@ -16,16 +16,26 @@ export function rememberFingerprint(title: string, summary: string): string {
 export interface RememberCandidate {
   tokens: readonly string[];
   fingerprint: string;
+  /** Whether the statement is negated (`isNegated`); absent counts as not negated. */
+  negated?: boolean;
 }
 
 export interface RememberExisting {
   id: string;
   tokens: readonly string[];
   fingerprint: string;
+  negated?: boolean;
 }
 
 export type RememberGate =
-  | { outcome: 'REINFORCED'; eventId: string; exact: boolean; containment: number }
+  | {
+      outcome: 'REINFORCED';
+      eventId: string;
+      exact: boolean;
+      containment: number;
+      /** Reinforced as agreement with an ambiguous hit (no decider; `agreesWith`). */
+      agreement?: true;
+    }
   | { outcome: 'AMBIGUOUS'; hits: { id: string; containment: number }[] }
   | { outcome: 'ADDED'; gate: 'clear-new' };
 
@@ -34,19 +44,27 @@ export type RememberGate =
  * `searchHits` are the search results for the candidate, best first, of which only the top K are
  * considered — the search itself is I/O and happens before. Among several duplicates an exact
  * fingerprint wins, then the highest containment, then the smallest id, so replays agree.
+ * A near duplicate must also agree in polarity: "X no longer uses pnpm" shares every content
+ * token with "X uses pnpm" and contradicts it, so it is never a reinforcement.
  */
 export function rememberGate(input: {
   candidate: RememberCandidate;
   live: readonly RememberExisting[];
   searchHits: readonly Omit<RememberExisting, 'fingerprint'>[];
   topK?: number;
+  /**
+   * Without a model decider, an ambiguous hit the statement only restates (`agreesWith`) is
+   * reinforced instead of marked as a conflict.
+   */
+  agreementByRule?: boolean;
 }): RememberGate {
   const { candidate, live, searchHits } = input;
   let best: { id: string; exact: boolean; containment: number } | undefined;
   for (const event of live) {
     const exact = event.fingerprint === candidate.fingerprint;
     const c = containment(candidate.tokens, event.tokens);
-    if (!exact && c < REINFORCE_CONTAINMENT) continue;
+    const samePolarity = (candidate.negated ?? false) === (event.negated ?? false);
+    if (!exact && (c < REINFORCE_CONTAINMENT || !samePolarity)) continue;
     const better =
       best === undefined ||
       (exact && !best.exact) ||
@@ -64,11 +82,70 @@ export function rememberGate(input: {
   }
 
   const k = clampTopK(input.topK);
-  const hits = searchHits
+  const top = searchHits
     .slice(0, k)
-    .map((hit) => ({ id: hit.id, containment: containment(candidate.tokens, hit.tokens) }))
-    .filter((hit) => hit.containment >= AMBIGUOUS_CONTAINMENT);
+    .map((hit) => ({ hit, containment: containment(candidate.tokens, hit.tokens) }))
+    .filter((h) => h.containment >= AMBIGUOUS_CONTAINMENT);
+  if (input.agreementByRule) {
+    const agreeing = top
+      .filter((h) => agreesWith(candidate, h.hit))
+      .sort((a, b) => b.containment - a.containment || (a.hit.id < b.hit.id ? -1 : 1))[0];
+    if (agreeing) {
+      return {
+        outcome: 'REINFORCED',
+        eventId: agreeing.hit.id,
+        exact: false,
+        containment: agreeing.containment,
+        agreement: true,
+      };
+    }
+  }
+  const hits = top.map((h) => ({ id: h.hit.id, containment: h.containment }));
   return hits.length > 0 ? { outcome: 'AMBIGUOUS', hits } : { outcome: 'ADDED', gate: 'clear-new' };
+}
+
+/*
+ * Words that restate without adding: a generic verb of having or using, or an affirmation.
+ * "Atlas uses pnpm now" adds only "uses" to "We switched Atlas from npm to pnpm", so it agrees;
+ * "The monorepo uses yarn" adds "yarn", a value the event does not have, so it may contradict.
+ */
+const RESTATING = new Set(
+  [
+    'use uses used using run runs running rely relies depend depends adopt adopts adopted',
+    'still currently actually indeed really truly definitely officially already also',
+    'yes true correct confirmed confirm confirms right',
+    '使用 用 还是 仍然 依然 已经 确实 目前 现在 正在 一直',
+  ]
+    .join(' ')
+    .split(' ')
+    .flatMap((w) => (/\p{Script=Han}/u.test(w) ? [`han1:${w}`, `han2:${w}`] : [`word:${w}`])),
+);
+
+/**
+ * MM-REM-3/4 without a decider: the statement agrees with an ambiguous hit when both have the
+ * same polarity and every content token the statement adds to it only restates (`RESTATING`).
+ * Anything else it brings — a name, a value, a change word — could contradict the hit, and the
+ * pair stays ambiguous (a conflict, linked both ways).
+ */
+export function agreesWith(
+  candidate: Pick<RememberCandidate, 'tokens' | 'negated'>,
+  hit: { tokens: readonly string[]; negated?: boolean },
+): boolean {
+  if ((candidate.negated ?? false) !== (hit.negated ?? false)) return false;
+  const known = new Set(hit.tokens);
+  // Han bigrams overlap, so one across a known word and a restating one ("目使" in "项目使用")
+  // is new only if one of its characters is.
+  const knownChars = new Set(
+    [...hit.tokens, ...RESTATING]
+      .filter((t) => t.startsWith('han'))
+      .flatMap((t) => [...t.slice(5)]),
+  );
+  return candidate.tokens.every(
+    (t) =>
+      known.has(t) ||
+      RESTATING.has(t) ||
+      (t.startsWith('han2:') && [...t.slice(5)].every((c) => knownChars.has(c))),
+  );
 }
 
 /** K is 5 by default, range 1–20; out-of-range input is clamped rather than rejected. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { containment, tokenize } from './tokenize.ts';
+import { bm25Rank } from './bm25.ts';
+import {
+  containment,
+  indexTokens,
+  MAX_STEMMED_LENGTH,
+  stemTerm,
+  tokenize,
+  withoutClitic,
+} from './tokenize.ts';
 
 describe('tokenize (MM-RET-1)', () => {
   it('lower-cases and NFKC-normalises English words', () => {
@@ -14,6 +22,70 @@ describe('tokenize (MM-RET-1)', () => {
     expect(tokenize('李明')).toEqual(['han2:李明']);
     expect(tokenize('我们改用 pnpm')).toEqual(['word:pnpm', 'han2:我们', 'han2:们改', 'han2:改用']);
     expect(tokenize('好')).toEqual(['han1:好']);
+  });
+  it('cuts possessives and contractions off a word, with straight or curly apostrophes', () => {
+    expect(tokenize("John's dog")).toEqual(['word:john', 'word:dog']);
+    expect(tokenize('Caroline’s art')).toEqual(['word:caroline', 'word:art']);
+    expect(tokenize("I'm sure we've seen what they'll do; she'd know")).toEqual([
+      'word:i',
+      'word:sure',
+      'word:we',
+      'word:seen',
+      'word:what',
+      'word:they',
+      'word:do',
+      'word:she',
+      'word:know',
+    ]);
+    expect(tokenize("didn't can't won't")).toEqual(['word:did', 'word:can', 'word:will']);
+  });
+  it('keeps an apostrophe that is no clitic', () => {
+    expect(withoutClitic("o'neil")).toBe("o'neil");
+    expect(withoutClitic("o'neil's")).toBe("o'neil");
+    expect(withoutClitic('plain')).toBe('plain');
+  });
+});
+
+describe('indexTokens', () => {
+  it('puts a Porter2 stem beside each English word', () => {
+    expect(indexTokens('Painting kids')).toEqual([
+      'word:painting',
+      'stem:paint',
+      'word:kids',
+      'stem:kid',
+    ]);
+  });
+  it('stems no number, code or other script, and leaves Chinese as tokenize gives it', () => {
+    expect(stemTerm('word:3.5')).toBeNull();
+    expect(stemTerm('word:v2')).toBeNull();
+    expect(stemTerm('han2:我们')).toBeNull();
+    expect(indexTokens('我们改用 2023')).toEqual(tokenize('我们改用 2023'));
+  });
+
+  it('stems no run of letters longer than a word (a pasted blob stays one plain term)', () => {
+    const longest = 'pneumonoultramicroscopicsilicovolcanoconioses';
+    expect(longest.length).toBeLessThanOrEqual(MAX_STEMMED_LENGTH);
+    expect(stemTerm(`word:${longest}`)).toBe('stem:pneumonoultramicroscopicsilicovolcanoconios');
+    const blob = 'x'.repeat(5_000) + 's';
+    expect(stemTerm(`word:${blob}`)).toBeNull();
+    expect(indexTokens(blob)).toEqual([`word:${blob}`]);
+  });
+  it('finds other forms of a word, the exact form first', () => {
+    const docs = [
+      { id: 'a', fields: [{ text: 'we painted the fence', weight: 1 }] },
+      { id: 'b', fields: [{ text: 'we are painting the fence', weight: 1 }] },
+      { id: 'c', fields: [{ text: 'a quiet day at home', weight: 1 }] },
+    ];
+    expect(bm25Rank('painting', docs).map((r) => r.id)).toEqual(['b', 'a']);
+    expect(bm25Rank('painted', docs).map((r) => r.id)).toEqual(['a', 'b']);
+  });
+  it('lets a possessive find the bare name, and the name find the possessive', () => {
+    const docs = [
+      { id: 'a', fields: [{ text: "Melanie's pottery class", weight: 1 }] },
+      { id: 'b', fields: [{ text: 'a bowl of soup', weight: 1 }] },
+    ];
+    expect(bm25Rank('Melanie', docs).map((r) => r.id)).toEqual(['a']);
+    expect(bm25Rank('What is in Melanie’s class?', docs).map((r) => r.id)).toEqual(['a']);
   });
 });
 

@@ -1,1 +1,2 @@
 export * from './space-writer.ts';
+export * from './erasure.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalJson } from '../gate/receipt.ts';
 import type { DataOf, MemoryRecord } from '../records/record-types.ts';
 
 /**
@@ -14,6 +15,13 @@ export interface SpaceWriterState {
   /** Evidence batches opened so far: batch ids are `batch_<n>` per space. */
   batchCount: number;
   configured: boolean;
+  /** The tenant profile the space is bound to (ADR 0050); `default` until bound. */
+  profileId: string;
+  /**
+   * The version of the last record that added or changed memory events (extraction, remember,
+   * pin/forget): a remember decided on an older view of the events is decided again (MM-REM-3).
+   */
+  memoryVersion: number;
   threads: Map<string, ThreadWriterState>;
 }
 
@@ -35,6 +43,8 @@ export function initialSpaceWriterState(): SpaceWriterState {
     blockSequence: 0,
     batchCount: 0,
     configured: false,
+    profileId: 'default',
+    memoryVersion: 0,
     threads: new Map(),
   };
 }
@@ -48,7 +58,7 @@ function thread(state: SpaceWriterState, threadId: string): ThreadWriterState {
  * `SpaceWriterState` or what `evolveSpaceWriter` keeps in it changes: snapshots of another
  * format are ignored, and the state is folded from the log again.
  */
-export const SPACE_WRITER_SNAPSHOT_FORMAT = 1;
+export const SPACE_WRITER_SNAPSHOT_FORMAT = 2;
 
 const SnapshotJson = z
   .object({
@@ -59,6 +69,8 @@ const SnapshotJson = z
     blockSequence: z.number().int().min(0),
     batchCount: z.number().int().min(0),
     configured: z.boolean(),
+    profileId: z.string().min(1),
+    memoryVersion: z.number().int().min(0),
     threads: z.array(
       z.tuple([
         z.string(),
@@ -79,6 +91,8 @@ export function snapshotSpaceWriter(state: SpaceWriterState): SpaceWriterSnapsho
     blockSequence: state.blockSequence,
     batchCount: state.batchCount,
     configured: state.configured,
+    profileId: state.profileId,
+    memoryVersion: state.memoryVersion,
     threads: [...state.threads].map(([id, t]) => [
       id,
       { turnCount: t.turnCount, openTurnIds: [...t.openTurnIds] },
@@ -127,6 +141,7 @@ export function evolveSpaceWriter(
     case 'SpaceConfigured':
       state.blockSize = record.data.blockSize;
       state.decayLambda = record.data.decayLambda;
+      state.profileId = record.data.profileId ?? 'default';
       state.configured = true;
       return state;
     case 'BlockSummarized':
@@ -139,13 +154,39 @@ export function evolveSpaceWriter(
       state.batchCount += 1;
       return state;
     case 'MemoryEventsExtracted':
+    case 'MemoryEventStateChanged':
+    case 'AgentMemoryRecorded':
+    case 'ExternalMemoryImported':
+      state.memoryVersion = version;
+      return state;
     case 'GraphProjected':
     case 'EvidenceAssessed':
     case 'MemoryAdopted':
-    case 'MemoryEventStateChanged':
     case 'BlockExpanded':
-    case 'AgentMemoryRecorded':
       return state;
+    // Profile records live in profile streams (ADR 0050), never in a space's.
+    case 'ProfileCreated':
+    case 'ProfileFieldChanged':
+    case 'ProfileChangeProposed':
+    case 'ProfileProposalResolved':
+    case 'ProfileMaintained':
+      return state;
+    case 'ExternalMemoryImportUndone':
+      // The import's records no longer fold in; its thread goes with them.
+      state.memoryVersion = version;
+      state.threads.delete(record.data.threadId);
+      return state;
+    case 'ContentErased': {
+      // The erased records no longer fold in: what they counted is kept from the erasure's own
+      // record, and what they left open (a thread's tail) is gone with them.
+      const c = record.data.counters;
+      state.turnCounter = Math.max(state.turnCounter, c.turnCounter);
+      state.blockSequence = Math.max(state.blockSequence, c.blockSequence);
+      state.batchCount = Math.max(state.batchCount, c.batchCount);
+      if (record.data.scope === 'space') state.threads.clear();
+      if (record.data.scope === 'thread') state.threads.delete(record.data.threadId!);
+      return state;
+    }
     default: {
       const never: never = record;
       return never;
@@ -235,6 +276,8 @@ export function decideCloseThread(
 export interface ConfigureSpaceCommand {
   blockSize?: number | undefined;
   decayLambda?: number | undefined;
+  /** Binds the space to this profile of its tenant (the caller checked it exists). */
+  profileId?: string | undefined;
 }
 
 export function decideConfigureSpace(
@@ -243,8 +286,48 @@ export function decideConfigureSpace(
 ): Extract<MemoryRecord, { type: 'SpaceConfigured' }>[] {
   const blockSize = cmd.blockSize ?? state.blockSize;
   const decayLambda = cmd.decayLambda ?? state.decayLambda;
-  if (state.configured && blockSize === state.blockSize && decayLambda === state.decayLambda) {
+  const profileId = cmd.profileId ?? state.profileId;
+  if (
+    state.configured &&
+    blockSize === state.blockSize &&
+    decayLambda === state.decayLambda &&
+    profileId === state.profileId
+  ) {
     return [];
   }
-  return [{ type: 'SpaceConfigured', data: { blockSize, decayLambda } }];
+  return [{ type: 'SpaceConfigured', data: { blockSize, decayLambda, profileId } }];
+}
+
+export type DerivationJobName = DataOf<'DerivationRetryRequested'>['job'];
+
+/** MM-JOB-3: an operator asks for a failed derivation job of a block to run again. */
+export function decideRetryDerivation(cmd: {
+  blockId: string;
+  job: DerivationJobName;
+}): Extract<MemoryRecord, { type: 'DerivationRetryRequested' }>[] {
+  return [{ type: 'DerivationRetryRequested', data: { blockId: cmd.blockId, job: cmd.job } }];
+}
+
+/**
+ * Whether a turn sent again under a recorded `turnId` is the same turn: the same thread and
+ * messages (role, name, content and tool calls, compared as JSON), and the same `occurredAt` when
+ * the retry gives one (without it the first call was stamped by the server, and a retry cannot
+ * know that time). Anything else under the same id is another turn, refused rather than dropped.
+ */
+export function isSameTurn(
+  recorded: DataOf<'TurnRecorded'>,
+  retry: Pick<RecordTurnCommand, 'threadId' | 'messages'> & { occurredAt?: string | undefined },
+): boolean {
+  if (recorded.threadId !== retry.threadId) return false;
+  if (retry.occurredAt !== undefined && recorded.occurredAt !== retry.occurredAt) return false;
+  if (recorded.messages.length !== retry.messages.length) return false;
+  return recorded.messages.every((m, i) => {
+    const r = retry.messages[i]!;
+    return (
+      m.role === r.role &&
+      m.content === r.content &&
+      (m.name ?? null) === (r.name ?? null) &&
+      canonicalJson(m.toolCalls ?? []) === canonicalJson(r.toolCalls ?? [])
+    );
+  });
 }

@@ -5,6 +5,8 @@ import {
   decideCloseThread,
   decideConfigureSpace,
   decideRecordTurn,
+  decideRetryDerivation,
+  isSameTurn,
   evolveSpaceWriter,
   initialSpaceWriterState,
   restoreSpaceWriter,
@@ -120,6 +122,34 @@ describe('sealing (MM-BLK-2/3, MM-GEN-3)', () => {
     ];
     other.forEach((r, i) => evolveSpaceWriter(state, r, 100 + i));
     expect(state.batchCount).toBe(1);
+  });
+
+  it('binds to a profile; an unbound space reads default', () => {
+    const h = harness();
+    expect(h.state.profileId).toBe('default');
+    const bound = decideConfigureSpace(h.state, { profileId: 'alice' });
+    expect(bound).toEqual([
+      { type: 'SpaceConfigured', data: { blockSize: 12, decayLambda: 0.3, profileId: 'alice' } },
+    ]);
+    evolveSpaceWriter(h.state, bound[0]!, 1);
+    expect(h.state.profileId).toBe('alice');
+    // A block-size change keeps the binding; the same binding again records nothing.
+    expect(decideConfigureSpace(h.state, { blockSize: 4 })[0]!.data.profileId).toBe('alice');
+    expect(decideConfigureSpace(h.state, { profileId: 'alice' })).toEqual([]);
+  });
+
+  it('remembers the version of the last record that changed memory events', () => {
+    const h = harness();
+    h.post('t', 'turn-1');
+    expect(h.state.memoryVersion).toBe(0);
+    evolveSpaceWriter(
+      h.state,
+      { type: 'MemoryEventStateChanged', data: { eventId: 'evt_1', change: 'pinned' } },
+      7,
+    );
+    expect(h.state.memoryVersion).toBe(7);
+    h.post('t', 'turn-2');
+    expect(h.state.memoryVersion).toBe(7);
   });
 });
 
@@ -247,5 +277,75 @@ describe('write-side snapshots', () => {
     expect(restoreSpaceWriter({ ...good, version: -1 })).toBeNull();
     expect(restoreSpaceWriter({ ...good, extra: 1 })).toBeNull();
     expect(restoreSpaceWriter({ ...good, threads: [['t1', { turnCount: 1 }]] })).toBeNull();
+  });
+});
+
+describe('retrying a derivation job (MM-JOB-3)', () => {
+  it('when an operator asks for the graph job of a block again, then the request is recorded', () => {
+    expect(decideRetryDerivation({ blockId: 'blk_1', job: 'graph' })).toEqual([
+      { type: 'DerivationRetryRequested', data: { blockId: 'blk_1', job: 'graph' } },
+    ]);
+  });
+});
+
+describe('a turnId sent again (isSameTurn)', () => {
+  const recorded = {
+    turnId: 'turn-1',
+    threadId: 'session-1',
+    spaceTurn: 1,
+    threadTurn: 1,
+    occurredAt: '2023-05-08T13:56:00+08:00',
+    messages: [
+      { messageId: 'msg_1', role: 'user' as const, name: 'Caroline', content: 'Hi', toolCalls: [] },
+      {
+        messageId: 'msg_2',
+        role: 'assistant' as const,
+        content: 'CI passed.',
+        toolCalls: [{ name: 'ci', arguments: { branch: 'main', run: 1 }, result: { ok: true } }],
+      },
+    ],
+  };
+  const retry = () => ({
+    threadId: 'session-1',
+    occurredAt: '2023-05-08T13:56:00+08:00',
+    messages: [
+      { role: 'user' as const, name: 'Caroline', content: 'Hi', toolCalls: [] },
+      {
+        role: 'assistant' as const,
+        content: 'CI passed.',
+        // Key order is not part of the turn.
+        toolCalls: [{ name: 'ci', arguments: { run: 1, branch: 'main' }, result: { ok: true } }],
+      },
+    ],
+  });
+
+  it('the same turn is the same, also without occurredAt (the server stamped the first)', () => {
+    expect(isSameTurn(recorded, retry())).toBe(true);
+    expect(isSameTurn(recorded, { ...retry(), occurredAt: undefined })).toBe(true);
+  });
+
+  it.each([
+    ['thread', (r: ReturnType<typeof retry>) => ({ ...r, threadId: 'session-2' })],
+    ['time', (r: ReturnType<typeof retry>) => ({ ...r, occurredAt: '2023-05-08T13:57:00+08:00' })],
+    ['content', (r: ReturnType<typeof retry>) => ({ ...r, messages: [r.messages[0]!] })],
+    [
+      'speaker',
+      (r: ReturnType<typeof retry>) => ({
+        ...r,
+        messages: [{ ...r.messages[0]!, name: 'Melanie' }, r.messages[1]!],
+      }),
+    ],
+    [
+      'tool call',
+      (r: ReturnType<typeof retry>) => ({
+        ...r,
+        messages: [
+          r.messages[0]!,
+          { ...r.messages[1]!, toolCalls: [{ name: 'ci', arguments: { branch: 'dev', run: 1 } }] },
+        ],
+      }),
+    ],
+  ])('a different %s is another turn', (_what, change) => {
+    expect(isSameTurn(recorded, change(retry()))).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
-import { describeBackend, openTestDatabase, type AnyDb, type Database } from '@stratagate/store';
+import { type AnyDb, type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
-import { describeBackend, openTestDatabase, type Database } from '@stratagate/store';
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

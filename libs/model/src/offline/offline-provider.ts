@@ -6,11 +6,13 @@ import { rankTerms, topTermWeights } from './ranking.ts';
 import { pickSummary } from './summary-text.ts';
 import { pickTags } from './tags.ts';
 import { pickTitle } from './title.ts';
+import { withClaimTags } from './claim-tags.ts';
 import {
   extractEventsOffline,
   OFFLINE_EXTRACT_PROMPT_VERSION,
 } from './extraction/extract-events.ts';
 import { OFFLINE_GRAPH_PROMPT_VERSION, proposeGraphOffline } from './graph/propose-graph.ts';
+import { compressProfileOffline, OFFLINE_PROFILE_PROMPT_VERSION } from './profile-compression.ts';
 
 export const OFFLINE_PROVIDER_NAME = 'offline-heuristic';
 /** Bump when the heuristic changes what it outputs, so re-consolidation can tell versions apart. */
@@ -72,6 +74,16 @@ export function createOfflineProvider(): ModelPort {
         return Promise.reject(error);
       }
     },
+    compressProfile(input, options) {
+      if (options?.signal?.aborted) {
+        return Promise.reject(new ModelError('profile compression aborted', 'aborted', true));
+      }
+      return Promise.resolve({
+        output: compressProfileOffline(input),
+        provider: OFFLINE_PROVIDER_NAME,
+        promptVersion: OFFLINE_PROFILE_PROMPT_VERSION,
+      });
+    },
   };
 }
 
@@ -86,7 +98,7 @@ export function summarizeOffline(input: BlockSummaryInput): BlockSummaryOutput {
   // here is a bug in the heuristic, surfaced like any other invalid model output.
   return validateBlockSummary({
     title: empty ? EMPTY_TITLE : pickTitle(analysis, weights),
-    tags: pickTags(terms, analysis),
+    tags: withClaimTags(pickTags(terms, analysis), analysis),
     summary,
     keyPoints: keyPoints.length > 0 ? keyPoints : [summary],
     shouldExtract: analysis.content.some(

@@ -10,6 +10,7 @@ import {
 } from '../model-port.ts';
 import type { GraphProposalInput } from '../graph.schema.ts';
 import { OFFLINE_PROVIDER_NAME } from './offline-provider.ts';
+import { compressProfileOffline, OFFLINE_PROFILE_PROMPT_VERSION } from './profile-compression.ts';
 import { assertThreadNice, type ThreadPriority } from './thread-priority.ts';
 
 /** The offline provider's methods, by name, with their inputs and results. */
@@ -169,6 +170,16 @@ export function createOfflineProviderThread(
     summarizeBlock: (input, options) => call('summarizeBlock', input, options?.signal),
     extractMemoryEvents: (input, options) => call('extractMemoryEvents', input, options?.signal),
     proposeGraph: (input, options) => call('proposeGraph', input, options?.signal),
+    // A profile is at most 6,000 characters and the work a few string splits: it runs here, not
+    // on the thread, whose queue may hold a long extraction.
+    compressProfile: (input, options) =>
+      options?.signal?.aborted
+        ? Promise.reject(new ModelError('profile compression aborted', 'aborted', true))
+        : Promise.resolve({
+            output: compressProfileOffline(input),
+            provider: OFFLINE_PROVIDER_NAME,
+            promptVersion: OFFLINE_PROFILE_PROMPT_VERSION,
+          }),
     warm() {
       if (closed) {
         return Promise.reject(new ModelError('offline model thread is closed', 'closed', false));

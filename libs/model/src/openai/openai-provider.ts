@@ -15,7 +15,10 @@ import {
 import { blockSummaryPrompt } from './prompts/block-summary.prompt.ts';
 import { graphProjectionPrompt } from './prompts/graph-projection.prompt.ts';
 import { memoryEventsPrompt } from './prompts/memory-events.prompt.ts';
+import { externalMemoryRecoveryPrompt } from './prompts/external-memory-recovery.prompt.ts';
+import { importDeciderPrompt } from './prompts/import-decider.prompt.ts';
 import { rememberDeciderPrompt } from './prompts/remember-decider.prompt.ts';
+import { profileCompressionPrompt } from './prompts/profile-compression.prompt.ts';
 import type { PromptModule } from './prompts/prompt-module.ts';
 import { checkAnswer, correctionTurn } from './structured-output.ts';
 
@@ -85,6 +88,12 @@ export function createOpenAiCompatibleProvider(config: OpenAiCompatibleConfig): 
       run(graphProjectionPrompt, input, 'invalid graph proposal', options?.signal),
     decideRemember: (input, options) =>
       run(rememberDeciderPrompt, input, 'invalid remember decision', options?.signal),
+    compressProfile: (input, options) =>
+      run(profileCompressionPrompt, input, 'invalid profile compression', options?.signal),
+    decideImport: (input, options) =>
+      run(importDeciderPrompt, input, 'invalid import decision', options?.signal),
+    recoverExternalMemory: (input, options) =>
+      run(externalMemoryRecoveryPrompt, input, 'invalid recovered export', options?.signal),
   };
 }
 

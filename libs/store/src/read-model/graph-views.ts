@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { effectiveNode, type EffectiveNode } from '@stratagate/domain';
 import { toEdge, toFact, toNode } from './graph-rows.ts';
+import { inSpace, type SpaceScope } from './in-space.ts';
 import type { MemoryEventStatus, ReadModelTables } from './tables.ts';
 
 /** What a graph reader needs to know of a cited memory event. */
@@ -11,6 +12,8 @@ export interface GraphEventInfo {
   /** MM-GRF-7: happenedStart ?? happenedEnd ?? mentionedAt ?? createdAt. */
   sourceTime: string;
   sourceBlockId: string | null;
+  /** The messages the event came from (provenance down to the conversation). */
+  sourceMessageIds: string[];
 }
 
 export interface LoadedGraphNodes {
@@ -27,12 +30,12 @@ export interface LoadedGraphNodes {
 /**
  * Loads the effective views of `nodeIds` in a fixed number of queries: the node rows, their facts,
  * the edges touching them, endpoint names, and the cited events' statuses and times. `db` is a
- * read-model handle with its schema applied. Shared by the projector (search documents) and the
- * query side (graph search), so both see a node the same way.
+ * read-model handle with its schema applied. The one loader of graph views: the projector (search
+ * documents), graph search and the graph reads all see a node the same way.
  */
 export async function loadEffectiveNodes(
   db: Kysely<ReadModelTables>,
-  space: { tenantId: string; spaceId: string },
+  space: SpaceScope,
   nodeIds: readonly string[],
 ): Promise<LoadedGraphNodes> {
   const ids = [...new Set(nodeIds)];
@@ -47,24 +50,21 @@ export async function loadEffectiveNodes(
     db
       .selectFrom('graph_nodes')
       .selectAll()
-      .where('tenant_id', '=', space.tenantId)
-      .where('space_id', '=', space.spaceId)
+      .where(inSpace(space))
       .where('node_id', 'in', ids)
       .orderBy('node_id')
       .execute(),
     db
       .selectFrom('graph_facts')
       .selectAll()
-      .where('tenant_id', '=', space.tenantId)
-      .where('space_id', '=', space.spaceId)
+      .where(inSpace(space))
       .where('node_id', 'in', ids)
       .orderBy('fact_id')
       .execute(),
     db
       .selectFrom('graph_edges')
       .selectAll()
-      .where('tenant_id', '=', space.tenantId)
-      .where('space_id', '=', space.spaceId)
+      .where(inSpace(space))
       .where((eb) => eb.or([eb('from_id', 'in', ids), eb('to_id', 'in', ids)]))
       .orderBy('edge_id')
       .execute(),
@@ -95,9 +95,9 @@ export async function loadEffectiveNodes(
             'mentioned_at',
             'created_at',
             'source_block_id',
+            'source_message_ids',
           ])
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
+          .where(inSpace(space))
           .where('event_id', 'in', [...eventIds])
           .execute(),
     endpointIds.length === 0
@@ -105,8 +105,7 @@ export async function loadEffectiveNodes(
       : db
           .selectFrom('graph_nodes')
           .select(['node_id', 'name'])
-          .where('tenant_id', '=', space.tenantId)
-          .where('space_id', '=', space.spaceId)
+          .where(inSpace(space))
           .where('node_id', 'in', endpointIds)
           .execute(),
   ]);
@@ -120,6 +119,7 @@ export async function loadEffectiveNodes(
         status: e.status,
         sourceTime: e.happened_start ?? e.happened_end ?? e.mentioned_at ?? e.created_at,
         sourceBlockId: e.source_block_id,
+        sourceMessageIds: e.source_message_ids,
       },
     ]),
   );

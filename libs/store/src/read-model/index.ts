@@ -4,3 +4,6 @@ export * from './graph-rows.ts';
 export * from './graph-views.ts';
 export * from './statistics.ts';
 export * from './json-rows.ts';
+export * from './in-space.ts';
+export * from './profiles.tables.ts';
+export * from './space-dump.ts';

@@ -1,4 +1,5 @@
 import type { ColumnTypes } from './json-rows.ts';
+import type { ProfileTables } from './profiles.tables.ts';
 
 /** Row shapes of the read model (snake_case, as Postgres returns them). */
 export interface SpaceRow {
@@ -9,6 +10,8 @@ export interface SpaceRow {
   turn_counter: number;
   block_count: number;
   applied_position: number;
+  /** The tenant profile the space reads (ADR 0050). */
+  profile_id: string;
 }
 
 export interface ThreadRow {
@@ -249,7 +252,7 @@ export interface MessageIndexQueueRow {
   space_version: number;
 }
 
-export interface ReadModelTables {
+export interface ReadModelTables extends ProfileTables {
   checkpoints: { name: string; position: number };
   spaces: SpaceRow;
   threads: ThreadRow;

@@ -388,7 +388,18 @@ export async function replaceSearchDocs(
   schema: string,
   space: SearchSpace,
   kind: SearchDocKind,
-  input: { docIds: readonly string[]; docs: readonly SearchDocInput[] },
+  input: {
+    docIds: readonly string[];
+    docs: readonly SearchDocInput[];
+    /**
+     * `recompute` (default): the bounds of the term buckets the removed documents leave are
+     * recomputed over every remaining posting of those terms, so the index equals a fresh one.
+     * `keep`: they stay as they were, still bounds (as after a status move) — for a document
+     * replaced by one with more text, where reading every posting of its frequent terms would
+     * cost far more than the replacement.
+     */
+    bounds?: 'recompute' | 'keep';
+  },
 ): Promise<{ removed: number; written: number }> {
   assertSchemaName(schema);
   if (!db.isTransaction) {
@@ -438,7 +449,11 @@ export async function replaceSearchDocs(
   // The bounds of the term buckets the removed documents left are recomputed over what remains,
   // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.
   const touched = removed.rows[0]?.terms ?? [];
-  if (touched.length > 0) {
+  if (touched.length > 0 && input.bounds === 'keep') {
+    await sql`delete from ${termsTable} where ${key} and term = any(${touched}::text[]) and df = 0`.execute(
+      db,
+    );
+  } else if (touched.length > 0) {
     const chunks = await sql<{ term: string; data: Uint8Array }>`
       select term, data from ${sql.id(schema, 'search_posting_chunks')}
       where ${key} and term = any(${touched}::text[])

@@ -225,6 +225,19 @@ export class PostingCache {
     this.store(key, { scopeKey, bytes, doc });
   }
 
+  /**
+   * Drops everything cached of one space, in every schema and kind: after an erasure (ADR 0046)
+   * its terms must not stay in this process's memory until they are evicted.
+   */
+  forgetSpace(tenantId: string, spaceId: string): void {
+    const of = (scopeKey: string) => {
+      const [, tenant, space] = scopeKey.split('\u0000');
+      return tenant === tenantId && space === spaceId;
+    };
+    for (const [key, entry] of this.entries) if (of(entry.scopeKey)) this.remove(key);
+    for (const scopeKey of [...this.epochs.keys()]) if (of(scopeKey)) this.epochs.delete(scopeKey);
+  }
+
   stats(): PostingCacheStats {
     return {
       bytes: this.bytes,

@@ -48,6 +48,8 @@ export interface SearchIndexQuery {
   statuses?: readonly string[];
   /** Hard scope: only these documents (applied before ranking). */
   docIds?: readonly string[];
+  /** The caller's date (ISO), for the relative periods a query names ("last week"). */
+  today?: string;
   /** Filled with what the search read, when given (tests, benchmarks). */
   work?: SearchWork;
   /**
@@ -91,7 +93,7 @@ export async function searchIndex(
   q: SearchIndexQuery,
 ): Promise<RankedId[]> {
   assertSchemaName(schema);
-  const terms = searchTerms(q.query);
+  const terms = searchTerms(q.query, q.today === undefined ? {} : { today: q.today });
   const limit = Math.floor(q.limit);
   const offset = Math.max(0, Math.floor(q.offset ?? 0));
   if (terms.length === 0 || !(limit > 0)) return [];

@@ -4,6 +4,8 @@
  * year/month/day in the message's own UTC offset. Pure integer arithmetic: no `Date`, so no
  * clock and no dependence on the machine's time zone.
  */
+import { civilFromDays, daysFromCivil } from '@stratagate/domain';
+
 export interface CivilDate {
   year: number;
   /** 1–12. */
@@ -67,26 +69,12 @@ export function daysInMonth(year: number, month: number): number {
 
 /** Days since 1970-01-01 (Hinnant's days_from_civil): exact for every proleptic Gregorian date. */
 function toDayNumber(d: CivilDate): number {
-  const y = d.month <= 2 ? d.year - 1 : d.year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (d.month + (d.month > 2 ? -3 : 9)) + 2) / 5) + d.day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
+  return daysFromCivil(d.year, d.month, d.day);
 }
 
 function fromDayNumber(n: number): CivilDate {
-  const z = n + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
+  const [year, month, day] = civilFromDays(n);
+  return { year, month, day };
 }
 
 export function addDays(d: CivilDate, days: number): CivilDate {

@@ -1,5 +1,6 @@
 import type { EventType } from '../../extraction.schema.ts';
 import { codePointLength, collapseWhitespace, cutAtBoundary, cutCodePoints } from '../../text.ts';
+import { claimWords, type Claim } from '../nlp/claims.ts';
 import type { TermHit } from '../terms.ts';
 import { hasHan } from '../words.ts';
 
@@ -15,6 +16,7 @@ const TAG_MAX = 40;
 
 const LEADING_FILLER =
   /^(?:(?:ok(?:ay)?|so|well|hi|hey|hello|yeah|yes|yep|wow|oh|ah|um+|uh+|hmm+|anyway|btw|by the way|guess what|you know what|honestly|actually|also|and|but|plus|great|cool|nice|好的|好吧|好|嗯+|那么|哦|啊|对|是的|其实|另外)(?=[\s,，.。!！:：、~～-])(?:\s+\p{Lu}\p{Ll}+)?[\s,，.。!！:：、~～-]+)+/iu;
+const LEADING_PRONOUN = /^(?:he|she|they|他们|她们|他|她)(?=\b|\s|[^\p{L}])/iu;
 const TRAILING_PUNCTUATION = /[\s.。!！?？;；,，:：~～…-]+$/u;
 const LEADING_JOINERS = /^[\s,，;；:：-]+/u;
 
@@ -32,10 +34,13 @@ export function buildTitle(
   sentence: string,
   speaker: string | undefined,
   timeText: string | undefined,
+  antecedent?: string,
 ): string {
   const flat = collapseWhitespace(sentence.replace(/[’‘]/gu, "'"));
   let body = flat.replace(LEADING_FILLER, '') || flat;
   body = withoutEdgeTime(body, timeText);
+  // "She covers infra" reads on its own as "Priya covers infra" (resolved within the block).
+  if (antecedent) body = body.replace(LEADING_PRONOUN, antecedent);
   if (speaker) {
     for (const [pattern, replacement] of FIRST_PERSON_SUBJECT) {
       if (pattern.test(body)) {
@@ -61,14 +66,28 @@ function withoutEdgeTime(body: string, timeText: string | undefined): string {
     const trimmed = body.replace(TRAILING_PUNCTUATION, '');
     if (trimmed.toLowerCase().endsWith(time)) {
       out = trimmed.slice(0, trimmed.length - timeText.length).replace(/[\s,，]+$/u, '');
-      out = out.replace(/\s+(?:on|in|at|during)$/iu, '');
+      out = out
+        .replace(/\s+(?:on|in|at|during|to|until|till|by|for)$/iu, '')
+        .replace(/(?:直到|到)$/u, '');
     }
   }
   return out.trim() === '' ? body : out;
 }
 
-export function buildSummary(label: string, sentences: readonly string[]): string {
-  return cutAtBoundary(`${label}: ${collapseWhitespace(sentences.join(' '))}`, EVENT_SUMMARY_MAX);
+/**
+ * "<Speaker>: <the sentences>", and the message they reply to: a reply ("A sunset with a
+ * lake.") says little without what it answers ("What did you paint?").
+ */
+export function buildSummary(
+  label: string,
+  sentences: readonly string[],
+  replyTo?: { speaker: string; text: string },
+): string {
+  const said = `${label}: ${collapseWhitespace(sentences.join(' '))}`;
+  const context = replyTo
+    ? ` (in reply to ${replyTo.speaker}: ${collapseWhitespace(replyTo.text)})`
+    : '';
+  return cutAtBoundary(said + context, EVENT_SUMMARY_MAX);
 }
 
 /** Quotes are exact source text; an over-long one keeps its head (still a verbatim prefix). */
@@ -83,6 +102,7 @@ export function buildTags(
   participants: readonly string[],
   terms: readonly TermHit[],
   eventType: EventType,
+  claims: readonly Claim[] = [],
 ): string[] {
   const tags: string[] = [];
   const add = (raw: string) => {
@@ -99,6 +119,11 @@ export function buildTags(
     if (!clash) tags.push(tag);
   };
   participants.forEach(add);
+  // What the sentence states: the words a question about it uses ("live", "diet") and the value.
+  for (const claim of claims) {
+    for (const word of claimWords(claim)) add(word);
+    add(claim.value);
+  }
   for (const term of terms) if (!NOT_A_TAG.test(term.surface)) add(term.surface);
   if (eventType !== 'other' && !tags.includes(eventType)) tags.push(eventType);
   return tags;

@@ -164,7 +164,8 @@ describe('offline extractor properties', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // 300 blocks through the English tagger: seconds on a shared two-core machine.
+  }, 60_000);
 
   it('supersedes exactly the active timeline entries about what changed, by their own ids', () => {
     const entryAbout = fc.record({

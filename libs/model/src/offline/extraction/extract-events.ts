@@ -2,7 +2,8 @@ import { ExtractionOutput, type EventType, type ExtractedEvent } from '../../ext
 import type { ExtractionInput } from '../../model-port.ts';
 import { criticalityOf, scopeOf } from './cues.ts';
 import { buildQuotes, buildSummary, buildTags, buildTitle } from './event-text.ts';
-import { messageDrafts, type Draft, type People } from './message-drafts.ts';
+import { messageDrafts, type BlockContext, type Draft, type People } from './message-drafts.ts';
+import { claimCriticality } from './claim-relations.ts';
 import { personOf } from './participants.ts';
 import { prepareTimeline, relate, termKeys, type PreparedEntry } from './relations.ts';
 import type { SentenceView } from './sentence-view.ts';
@@ -10,7 +11,7 @@ import type { Tense } from './tense.ts';
 import type { TimeExpression } from './time-expressions.ts';
 
 /** Bump when the heuristic changes what it outputs (MM-EVT-20: old events stay as they were). */
-export const OFFLINE_EXTRACT_PROMPT_VERSION = 'offline-extract@1';
+export const OFFLINE_EXTRACT_PROMPT_VERSION = 'offline-extract@2';
 
 /** A block of chat yields a handful of events; past this many the weakest are left out. */
 const MAX_EVENTS = 40;
@@ -25,10 +26,57 @@ export function extractEventsOffline(input: ExtractionInput): ExtractionOutput {
   const knownNames = unique(messages.map(personOf).filter((n): n is string => n !== undefined));
   const names = new Set(knownNames.flatMap((n) => termKeys(n, new Set())));
   const people: People = { names, knownNames };
-  const drafts = messages.flatMap((message) => messageDrafts(message, people));
+  // The previous block's last message: what the block's first message may reply to.
+  const before = input.previous?.lastMessage;
+  const context: BlockContext = {
+    tagged: 0,
+    lastPerson: undefined,
+    previous: before && {
+      messageId: '',
+      role: before.role,
+      ...(before.name ? { name: before.name } : {}),
+      content: before.content,
+      occurredAt: '',
+    },
+  };
+  const drafts = messages.flatMap((message) =>
+    joinStatements(messageDrafts(message, people, context)),
+  );
   const timeline = prepareTimeline(input.timeline, names);
   const events = strongest(drafts).map((d) => toEvent(d, timeline, names));
   return ExtractionOutput.parse({ events: mergeIdentical(events) });
+}
+
+/**
+ * One message tells one thing more often than several: its event-worthy sentences become one
+ * event, the first sentence its title. A sentence that states a fact of its own (a claim: a
+ * diet, an owner, a date) stays an event by itself, so it can replace or be replaced alone.
+ */
+function joinStatements(drafts: Draft[]): Draft[] {
+  const out: Draft[] = [];
+  let told: Draft | undefined;
+  for (const draft of drafts) {
+    if (draft.claims.length > 0) {
+      out.push(draft);
+      continue;
+    }
+    if (!told) {
+      told = { ...draft, sentences: [...draft.sentences] };
+      out.push(told);
+      continue;
+    }
+    told.sentences.push(...draft.sentences);
+    told.participants = unique([...told.participants, ...draft.participants]).slice(0, 8);
+    told.time ??= draft.time;
+    if (draft.features.score > told.features.score) {
+      told.features = {
+        ...draft.features,
+        eventType:
+          told.features.eventType === 'other' ? draft.features.eventType : told.features.eventType,
+      };
+    }
+  }
+  return out;
 }
 
 /** Keep the best-scored drafts when a block has too many, in their original order. */
@@ -55,14 +103,15 @@ function toEvent(
   const eventType = settleType(features.eventType, status);
   const scope = scopeOf(first.text, fromUser);
   const terms = draft.sentences.flatMap((s) => s.terms).filter((t) => !names.has(t.key));
+  const label = speaker ?? (fromUser ? 'User' : 'Assistant');
   return {
-    title: buildTitle(first.text, speaker, time?.text),
-    summary: buildSummary(speaker ?? (fromUser ? 'User' : 'Assistant'), texts),
-    tags: buildTags(draft.participants, terms, eventType),
+    title: buildTitle(first.text, speaker, time?.text, draft.antecedent),
+    summary: buildSummary(label, texts, draft.replyTo),
+    tags: buildTags(draft.participants, terms, eventType, draft.claims),
     quotes: buildQuotes(texts),
     sourceMessageIds: [message.messageId],
     scope,
-    criticality: criticalityOf(first.text, scope),
+    criticality: claimCriticality(criticalityOf(first.text, scope), draft.claims, scope),
     temporal: {
       ...(mention ? { mentionedAt: message.occurredAt } : {}),
       ...(time?.resolved
@@ -76,7 +125,12 @@ function toEvent(
       eventType,
     },
     relations: relate(
-      { text: first.text, keys: unique(terms.map((t) => t.key)), eventType },
+      {
+        text: first.text,
+        keys: unique(terms.map((t) => t.key)),
+        eventType,
+        claims: draft.claims,
+      },
       timeline,
     ),
     catalogHints: [],
@@ -91,6 +145,8 @@ function statusOf(
   if (tense === 'cancelled') return 'cancelled';
   const relation = time?.resolved?.relation;
   if (relation === 'future') return 'planned';
+  // "on vacation until December 8", said on November 30: a span under way.
+  if (relation === 'current' && time?.resolved?.precision === 'range') return 'ongoing';
   if (relation === 'past') return 'occurred';
   if (tense === 'future') return 'planned';
   if (tense === 'ongoing') return 'ongoing';

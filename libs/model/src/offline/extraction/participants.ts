@@ -92,6 +92,8 @@ export function findParticipants(
   speaker: string | undefined,
   terms: readonly TermHit[],
   knownNames: readonly string[],
+  /** Names the NLP pipeline found (people entities, a resolved pronoun). */
+  named: readonly string[] = [],
 ): string[] {
   const out: string[] = [];
   const add = (name: string) => {
@@ -104,7 +106,7 @@ export function findParticipants(
   for (const name of knownNames) {
     const needle = name.toLowerCase();
     for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-      if (isWholeWord(lower, at, needle)) {
+      if (isWholeWord(lower, at, needle) && !isVocative(sentence, at, needle.length)) {
         add(name);
         break;
       }
@@ -118,9 +120,29 @@ export function findParticipants(
       if (kept.length === words.length || kept.length === 1) add(kept.join(' '));
     }
   }
+  for (const name of named) {
+    const at = sentence.indexOf(name);
+    if (at < 0 || !isVocative(sentence, at, name.length)) add(name);
+  }
   // Chinese names come from the term extractor's surname rule (李|明 → 李明).
   for (const term of terms) if (term.proper && hasHan(term.surface)) add(term.surface);
   return out.slice(0, 8);
+}
+
+/**
+ * "Thanks, Caroline!", "Hey Mel, …", "…, Jon.": a name the speaker addresses is who they talk
+ * to, not someone the event is about.
+ */
+function isVocative(sentence: string, at: number, length: number): boolean {
+  const before = sentence.slice(0, at);
+  const after = sentence.slice(at + length);
+  const opens =
+    /^\s*(?:(?:hey|hi|hello|thanks|thank you|wow|oh|aw+|yes|yeah|yep|no|ok(?:ay)?|sure|congrats|congratulations|dear|good (?:morning|evening|night)|great|cool|nice|sorry|haha)[\s,!]*)?$/iu.test(
+      before,
+    );
+  const closes = /^\s*[,!?.…:;)]|^\s*$/u.test(after);
+  const afterComma = /[,]\s*$/u.test(before) && /^\s*[!?.…]*\s*$/u.test(after);
+  return (opens && closes) || afterComma;
 }
 
 /** Latin names must stand alone ("Mel" is not in "Melanie"); Han text has no word breaks. */

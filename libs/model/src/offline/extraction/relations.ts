@@ -1,5 +1,8 @@
 import type { EventType, TimelineEntry } from '../../extraction.schema.ts';
+import type { Claim } from '../nlp/claims.ts';
 import { extractTerms } from '../terms.ts';
+import { eventClaims } from '../nlp/event-claims.ts';
+import { compareClaims } from './claim-relations.ts';
 import { hasHan, segmentWords } from '../words.ts';
 
 /**
@@ -13,12 +16,14 @@ export interface PreparedEntry {
   status: TimelineEntry['status'];
   eventType: string;
   keys: string[];
+  claims: Claim[];
 }
 
 export interface RelationInput {
   text: string;
   keys: readonly string[];
   eventType: EventType;
+  claims: readonly Claim[];
 }
 
 export interface Relations {
@@ -55,6 +60,7 @@ export function prepareTimeline(
     status: entry.status,
     eventType: normaliseType(entry.temporal?.eventType),
     keys: termKeys(`${entry.title}\n${entry.summary}`, ignore),
+    claims: eventClaims(entry),
   }));
 }
 
@@ -88,6 +94,20 @@ export function relate(event: RelationInput, timeline: readonly PreparedEntry[])
   for (const entry of timeline) {
     if (seen.has(entry.id) || entry.id === '') continue;
     seen.add(entry.id);
+    // What both say about the same subject decides first, with or without a change cue.
+    const byClaim = event.claims.length > 0 ? compareClaims(event.claims, entry.claims) : null;
+    if (byClaim === 'supersede' && entry.status === 'active') {
+      relations.supersedesEventIds.push(entry.id);
+      continue;
+    }
+    if (byClaim === 'conflict') {
+      relations.conflictsWithEventIds.push(entry.id);
+      continue;
+    }
+    if (byClaim === 'same') {
+      if (best.score < 1) best = { id: entry.id, score: 1 };
+      continue;
+    }
     const shared = sharedCount(event.keys, entry.keys);
     const containment = shared / Math.max(1, Math.min(event.keys.length, entry.keys.length));
     const namesObject = objects.some((o) => entry.keys.some((k) => similar(o, k)));

@@ -1,4 +1,5 @@
 import type { EventType } from '../../extraction.schema.ts';
+import { SINGLE_VALUED, type Claim } from '../nlp/claims.ts';
 import {
   FIRST_PERSON,
   STRONG_TYPES,
@@ -23,6 +24,8 @@ export interface SentenceFeatures {
   request: boolean;
   /** Preference, identity or safety: stable facts worth keeping even without an action. */
   personalFact: boolean;
+  /** What the sentence states about someone or something (diet, role, owner, dates…). */
+  claims: readonly Claim[];
   /** Content terms other than the chatters' own names. */
   content: number;
   score: number;
@@ -46,9 +49,10 @@ export function describeSentence(
   sentence: SentenceView,
   names: ReadonlySet<string>,
   fromUser: boolean,
+  claims: readonly Claim[] = [],
 ): SentenceFeatures {
   const text = sentence.text.replace(/[’‘]/gu, "'");
-  const eventType = eventTypeOf(text);
+  const eventType = claimType(eventTypeOf(text), claims);
   const request = fromUser && (isSessionRequest(text) || isLastingGuidance(text));
   const personalFact = isPreference(text) || isIdentity(text) || isSafety(text);
   const content = sentence.terms.filter((t) => !names.has(t.key)).length;
@@ -57,6 +61,7 @@ export function describeSentence(
     (STRONG_TYPES.has(eventType) ? 3 : eventType === 'other' ? 0 : 2) +
     (personalFact ? 3 : 0) +
     (request ? 2 : 0) +
+    (claims.length > 0 ? 2 : 0) +
     (tense === 'none' ? 0 : 1) +
     Math.min(content, 4) * 0.25;
   return {
@@ -65,9 +70,25 @@ export function describeSentence(
     firstPerson: FIRST_PERSON.test(text),
     request,
     personalFact,
+    claims,
     content,
     score,
   };
+}
+
+/**
+ * A statement that replaces a value ("I'm pescatarian now", "we moved the deadline to …") is
+ * a change; a hand-over is a collaboration; otherwise the cue words' type stands.
+ */
+function claimType(type: EventType, claims: readonly Claim[]): EventType {
+  if (type !== 'other' && type !== 'plan') return type;
+  if (claims.some((c) => c.change && (SINGLE_VALUED.has(c.attribute) || c.attribute === 'tool'))) {
+    return 'change';
+  }
+  if (claims.some((c) => c.attribute === 'covers_for' || c.attribute === 'owner')) {
+    return 'collaboration';
+  }
+  return type;
 }
 
 /**
@@ -79,6 +100,7 @@ export function isEventWorthy(
   f: SentenceFeatures,
   agent: boolean,
   mentionsOthers: boolean,
+  person = false,
 ): boolean {
   // Han text carries content in fewer "terms"; a few content characters are enough.
   const substantive = f.content >= 2 || (f.content >= 1 && sentence.hanChars >= 4);
@@ -91,6 +113,10 @@ export function isEventWorthy(
   // report something that happened or will (a tense), not describe how things work.
   if (agent) return STRONG_TYPES.has(f.eventType) && substantive && f.tense !== 'none';
   if (f.request) return f.content >= 1;
+  // A stated fact about a person or thing (diet, role, owner, a plan's date) is kept.
+  if (f.claims.length > 0) return true;
+  // A named person telling about their life: the bar for user facts is low (MM-EVT-11).
+  if (person && substantive) return true;
   if (STRONG_TYPES.has(f.eventType)) return true;
   if (f.personalFact && (f.firstPerson || mentionsOthers)) return true;
   if (f.firstPerson && substantive && (f.tense !== 'none' || f.eventType !== 'other')) return true;

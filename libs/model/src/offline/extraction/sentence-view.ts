@@ -41,8 +41,14 @@ export function viewSentence(text: string): SentenceView {
  * pasted output) can never be an event. This regex-only test drops such sentences first; it
  * may let through sentences that fail later, but never drops one the full test would keep.
  */
-export function mayBeEvent(text: string, agent: boolean, knownNames: readonly string[]): boolean {
+export function mayBeEvent(
+  text: string,
+  agent: boolean,
+  knownNames: readonly string[],
+  person = false,
+): boolean {
   if (BOILERPLATE.test(text)) return false;
+  if (person) return !isQuestion(text);
   const type = eventTypeOf(text);
   if (agent) return STRONG_TYPES.has(type);
   const plain = text.replace(/[’‘]/gu, "'");
@@ -50,6 +56,13 @@ export function mayBeEvent(text: string, agent: boolean, knownNames: readonly st
     return true;
   const personal = isPreference(plain) || isIdentity(plain) || isSafety(plain);
   if (personal || isSessionRequest(plain) || isLastingGuidance(plain)) return true;
+  // A name inside the sentence ("…, so Priya covers infra") or a verb the claim table reads.
+  if (INNER_NAME.test(text) || CLAIM_HINT.test(plain)) return true;
   const lower = text.toLowerCase();
   return knownNames.some((n) => lower.includes(n.toLowerCase()));
 }
+
+const INNER_NAME =
+  /^\p{Lu}\p{Ll}+\s+(?:is|was|will|has|had|covers|handles|owns|leads|runs|moved|joined|lives|works)\b|\s\p{Lu}\p{Ll}+\s+(?:is|was|will|has|covers|handles|owns|leads|runs|moved|joined|lives|works|takes)\b/u;
+const CLAIM_HINT =
+  /\b(?:cover(?:s|ing|ed)?|handl(?:e|es|ed|ing)|in charge|responsible for|vegetarian|vegan|pescatarian|deadline|due|postponed|rescheduled|on (?:vacation|leave|holiday)|lives? in|based in|works? (?:at|for|as)|joined|tech lead|manager)\b/iu;

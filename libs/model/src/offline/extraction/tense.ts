@@ -74,3 +74,19 @@ function isPast(sentence: string): boolean {
     );
   });
 }
+
+/**
+ * Which way a date without a year points, which can differ from the grammar of the sentence:
+ * "we moved the beta deadline to January 10" is past tense about a date still to come. Words
+ * that set a date ahead (a deadline, "until", a reschedule "to <date>", "next") point forward;
+ * otherwise the sentence's tense decides (past → the last occurrence, future → the next).
+ */
+const FORWARD =
+  /\b(?:deadline|due|until|till|upcoming|scheduled|rescheduled|postponed|pushed (?:back|out)?|delayed|next|launch(?:es|ing)? on|set for)\b|\b(?:moved|pushed|shifted|bumped|brought|changed|reset)\b[^.!?]{0,40}\b(?:to|until)\s+(?:the\s+)?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)|截止|之前|以前|推迟|延期|改到|提前到|定在|直到|下周|下个?月|明年/iu;
+
+export function dateDirection(text: string, tense: Tense): Tense {
+  if (tense === 'cancelled') return tense;
+  // "My cousin is getting married on June 14": a progressive with a date is an arrangement.
+  if (tense === 'ongoing') return 'future';
+  return FORWARD.test(text.replace(/[’‘]/gu, "'")) ? 'future' : tense;
+}

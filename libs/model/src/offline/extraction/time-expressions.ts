@@ -66,6 +66,9 @@ const NOT_A_TIME = /^(?:(?:right )?now|现在|目前)$|^(?:for|over)\s/iu;
 const BARE_ABBREVIATION =
   /^(?:sat|sun|wed|mon|tue|tues|thu|thur|thurs|fri|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)$/iu;
 const NEUTRAL_PREPOSITION = /^(?:on|in|at|during|of|year)\s+/iu;
+/** Words that make a date the end of a span ("until", "till", 直到, 休假到). */
+const UNTIL =
+  /(?:\b(?:until|till|through|thru)\s+(?:the\s+)?|(?:直到|一直到|(?<!推迟|延期|改|提前|搬|回)到))$/iu;
 const WEEK_WORD = /\bweeks?\b|周|星期|礼拜/iu;
 
 /**
@@ -96,9 +99,17 @@ export function findTimeExpressions(
   for (const result of parseWithChrono(sentence, mention)) {
     const end = result.index + result.text.length;
     if (!free(result.index, end)) continue;
-    const span = chronoSpan(result, mention, tense);
+    let span = chronoSpan(result, mention, tense);
     if (span === undefined) continue;
     claimed.push([result.index, end]);
+    // "until December 8": from the mention up to that day (a span, never a single day).
+    const until = UNTIL.exec(sentence.slice(Math.max(0, result.index - 16), result.index));
+    if (until && span && mention && compareDates(span.end, mention.date) >= 0) {
+      span = { start: mention.date, end: span.end, precision: 'range', basis: span.basis };
+      const from = result.index - until[0].length;
+      found.push(expression(sentence.slice(from, end), from, span, mention));
+      continue;
+    }
     found.push(expression(result.text, result.index, span, mention));
   }
   return found.sort((a, b) => a.index - b.index);

@@ -6,12 +6,16 @@ import { englishFindings } from './english-findings.ts';
 import type { Finding } from './findings.ts';
 import { isKnownTool, isNamedPerson, normaliseName, projectKey } from './names.ts';
 import { stateFindings } from './state-cues.ts';
+import { eventClaims } from '../nlp/event-claims.ts';
+import type { Claim } from '../nlp/claims.ts';
 
 /** One event as the proposer reads it: its findings in text order and its named people. */
 export interface EventReading {
   event: GraphSourceEvent;
   findings: Finding[];
   people: string[];
+  /** What the event states about people and things (diet, role, owner, a plan's date…). */
+  claims: Claim[];
 }
 
 const QUESTION = /[?？]["'”’)）]*$/u;
@@ -48,7 +52,7 @@ export function readEvent(event: GraphSourceEvent): EventReading {
     ...chineseFindings(c),
     ...stateFindings(c),
   ]);
-  return { event, findings, people };
+  return { event, findings, people, claims: eventClaims(event) };
 }
 
 const BARE_NAME = /^\p{Lu}[\p{L}\p{N}_.-]*$/u;

@@ -14,7 +14,7 @@ describe('offline provider: proposeGraph', () => {
     await expect(provider.proposeGraph?.(INPUT)).resolves.toEqual({
       output: proposeGraphOffline(INPUT),
       provider: 'offline-heuristic',
-      promptVersion: 'offline-graph@1',
+      promptVersion: 'offline-graph@2',
     });
   });
 
@@ -27,7 +27,7 @@ describe('offline provider: proposeGraph', () => {
   });
 
   it('is exported from the package', () => {
-    expect(model.OFFLINE_GRAPH_PROMPT_VERSION).toBe('offline-graph@1');
+    expect(model.OFFLINE_GRAPH_PROMPT_VERSION).toBe('offline-graph@2');
     expect(model.proposeGraphOffline(INPUT)).toEqual(proposeGraphOffline(INPUT));
     expect(model.graphProjectionPrompt.version).toBe('graph-projection@1');
   });

@@ -41,7 +41,11 @@ function addOnce(list: string[], id: string): void {
  * name (MM-GRF-6); a name that matches an existing context node of the same type reuses that
  * node's id as ref, so the consolidator updates it instead of creating a duplicate.
  */
-export function createProposalBuilder(context: readonly GraphContextNode[]) {
+export function createProposalBuilder(
+  context: readonly GraphContextNode[],
+  /** Every person the batch names, so a first name finds a full name told in any event. */
+  batchPeople: readonly string[] = [],
+) {
   const existing = new Map<string, GraphContextNode>();
   for (const node of context) {
     if (node.id.trim() === '') continue;
@@ -165,7 +169,27 @@ export function createProposalBuilder(context: readonly GraphContextNode[]) {
     return { nodes, edges: proposed, reason };
   }
 
-  return { node, edge, fact, nameAtEnd, build };
+  /**
+   * A known person whose full name starts with this first name ("Priya" → "Priya Sharma"),
+   * among the proposal's people, then the context's: the same person within a block.
+   */
+  function fullName(first: string): string | undefined {
+    const key = normaliseName(first);
+    const names = [
+      ...order.filter((d) => d.type === 'person').map((d) => d.name),
+      ...batchPeople,
+      ...context.filter((n) => n.type === 'person').flatMap((n) => [n.name, ...n.aliases]),
+    ];
+    return names.find((n) => n.includes(' ') && normaliseName(n.split(/\s+/u)[0] ?? '') === key);
+  }
+
+  /** Another name for a node already proposed, with its own provenance (MM-GRF-6). */
+  function addAlias(ref: string, name: string, eventId: string): void {
+    const draft = order.find((d) => d.ref === ref);
+    if (draft && normaliseName(name) !== normaliseName(draft.name)) alias(draft, name, eventId);
+  }
+
+  return { node, edge, fact, nameAtEnd, fullName, addAlias, build };
 }
 
 export type ProposalBuilder = ReturnType<typeof createProposalBuilder>;

@@ -157,7 +157,8 @@ describe('offline graph proposer: properties', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // 300 batches through the English tagger: seconds on a shared two-core machine.
+  }, 60_000);
 
   it('is deterministic', () => {
     fc.assert(

@@ -1,11 +1,12 @@
 import type { GraphProposal, GraphProposalInput } from '../../graph.schema.ts';
 import { eventProject, indexProjects, readEvent } from './event-reading.ts';
+import { applyClaim } from './claim-findings.ts';
 import { LINK_TARGET } from './findings.ts';
 import { createProposalBuilder } from './proposal-builder.ts';
 import { personSubject, projectSubject, stateSubject, type Scope } from './subject-resolution.ts';
 
 /** Bump when the heuristic changes what it proposes, so re-projection can tell versions apart. */
-export const OFFLINE_GRAPH_PROMPT_VERSION = 'offline-graph@1';
+export const OFFLINE_GRAPH_PROMPT_VERSION = 'offline-graph@2';
 
 /**
  * The offline graph proposer (MM-GRF-1/2/3): deterministic and extractive. Every name is
@@ -23,7 +24,10 @@ export function proposeGraphOffline(input: GraphProposalInput): GraphProposal {
   });
   const readings = events.map(readEvent);
   const index = indexProjects(readings, input.nodes);
-  const builder = createProposalBuilder(input.nodes);
+  const builder = createProposalBuilder(
+    input.nodes,
+    readings.flatMap((r) => r.people),
+  );
   let unresolved = 0;
   for (const reading of readings) {
     unresolved += projectEvent({ reading, index, builder, projectRef: undefined });
@@ -46,7 +50,13 @@ export function proposeGraphOffline(input: GraphProposalInput): GraphProposal {
 function projectEvent(base: Scope): number {
   const { reading, builder } = base;
   const id = reading.event.id;
-  const people = reading.people.map((p) => builder.node('person', p, id));
+  const people = reading.people.map((p) => {
+    // "Priya" in a block that already named "Priya Sharma" is her (an alias with its source).
+    const full = builder.fullName(p);
+    const ref = builder.node('person', full ?? p, id);
+    if (full && ref) builder.addAlias(ref, p, id);
+    return ref;
+  });
   const project = eventProject(reading, base.index);
   const projectRef = project && builder.node('project', project.name, id, project);
   const scope: Scope = { ...base, projectRef };
@@ -88,6 +98,9 @@ function projectEvent(base: Scope): number {
         throw new Error(`unknown finding ${JSON.stringify(unknown)}`);
       }
     }
+  }
+  for (const claim of reading.claims) {
+    applyClaim(claim, { builder, eventId: id, sourceTime: reading.event.sourceTime, projectRef });
   }
   return [...unresolved].filter((claim) => !resolved.has(claim)).length;
 }

@@ -48,7 +48,7 @@ describe('offline graph proposer: scenario S1 (MM-GRF-1/3/7)', () => {
 
   it('is already a valid GraphProposal with nothing left for defaults to fill', () => {
     expect(GraphProposal.parse(proposal)).toEqual(proposal);
-    expect(proposal.reason).toContain('offline-graph@1');
+    expect(proposal.reason).toContain('offline-graph@2');
   });
 
   it('reuses existing nodes by normalised name and type instead of duplicating them', () => {

@@ -3,6 +3,7 @@ import { ExtractionOutput } from '../../extraction.schema.ts';
 import { BlockSummaryOutput } from '../../summary.schema.ts';
 import { EXTRACTION_INPUT, SUMMARY_INPUT } from '../test-inputs.ts';
 import { blockSummaryPrompt } from './block-summary.prompt.ts';
+import { importDeciderPrompt } from './import-decider.prompt.ts';
 import { memoryEventsPrompt } from './memory-events.prompt.ts';
 import { renderMessage } from './render.ts';
 
@@ -67,5 +68,20 @@ describe('renderMessage', () => {
     });
     expect(rendered.match(/<\/message>/gu)).toHaveLength(1);
     expect(rendered).toContain('name="Eve &quot;admin&quot;"');
+  });
+});
+
+describe('import decider prompt', () => {
+  it('is versioned, names the five actions and says when nothing matched', () => {
+    expect(importDeciderPrompt.version).toBe('import-decider@1');
+    const [system, user] = importDeciderPrompt.build({
+      candidate: { title: 'T', summary: 'S', tags: [], memoryKind: 'fact', category: null },
+      matches: [],
+    });
+    for (const action of ['ADD', 'MERGE', 'SUPERSEDE', 'CONFLICT', 'IGNORE']) {
+      expect(system?.content).toContain(`"${action}"`);
+    }
+    expect(user?.content).toContain('Existing memories:\n(none found)');
+    expect(user?.content).toContain('Imported memory (kind: fact)');
   });
 });

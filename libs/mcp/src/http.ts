@@ -1,0 +1,88 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { z } from 'zod';
+import { StrataGate } from '@stratagate/client';
+import {
+  IdParam,
+  SpaceIdParam,
+  unauthorized,
+  type Principal,
+  type TypedApp,
+} from '@stratagate/http';
+import { createMcpServer } from './tools.ts';
+
+export interface McpHttpOptions {
+  /** Checks an API key, as the /v1 routes do. */
+  authenticate(key: string): Promise<Principal | null>;
+}
+
+const McpQuery = z.strictObject({
+  space: SpaceIdParam.optional().describe('the space tools act on when a call names none'),
+  thread: IdParam.optional().describe('the thread tools act on when a call names none'),
+});
+
+/** A fetch that answers from this app in process: the MCP tools' API calls never leave it. */
+export function injectFetch(app: TypedApp): typeof globalThis.fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const res = await app.inject({
+      method: request.method as 'GET',
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(request.headers),
+      ...(payload ? { payload } : {}),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined)
+        headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+    }
+    const empty = res.statusCode === 204 || res.statusCode === 304;
+    return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers });
+  };
+}
+
+/**
+ * MCP over Streamable HTTP at `/mcp`, stateless: every POST is answered by a server made for
+ * it, acting with the request's own API key, so tenancy is the key's as on /v1. `?space=` and
+ * `?thread=` set where tools act when a call names no space or thread.
+ */
+export function mcpPlugin(options: McpHttpOptions) {
+  return async (app: TypedApp) => {
+    const fetch = injectFetch(app);
+    app.post('/mcp', { schema: { hide: true, querystring: McpQuery } }, async (request, reply) => {
+      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+      if (!match || !(await options.authenticate(match[1]!))) throw unauthorized();
+      const client = new StrataGate({
+        baseUrl: 'http://stratagate.internal',
+        apiKey: match[1]!,
+        fetch,
+        retries: 0,
+      });
+      const server = createMcpServer(client, {
+        ...(request.query.space ? { spaceId: request.query.space } : {}),
+        ...(request.query.thread ? { threadId: request.query.thread } : {}),
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      try {
+        await server.connect(transport);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (typeof value === 'string') headers.set(name, value);
+        }
+        const answer = await transport.handleRequest(
+          new Request(`http://stratagate.internal${request.url}`, { method: 'POST', headers }),
+          { parsedBody: request.body },
+        );
+        reply.code(answer.status);
+        answer.headers.forEach((value, name) => void reply.header(name, value));
+        return reply.send(Buffer.from(await answer.arrayBuffer()));
+      } finally {
+        await server.close();
+      }
+    });
+  };
+}

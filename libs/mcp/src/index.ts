@@ -1,0 +1,3 @@
+export * from './tools.ts';
+export * from './http.ts';
+export * from './stdio.ts';

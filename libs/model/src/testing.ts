@@ -1,0 +1,8 @@
+/** Helpers for tests only: `@stratagate/model/testing`. */
+export {
+  reply as fakeOpenAiReply,
+  startFakeOpenAiServer,
+  type FakeOpenAiServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from './openai/fake-openai-server.ts';
