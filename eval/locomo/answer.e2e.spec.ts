@@ -113,6 +113,16 @@ const questionOf = (user: string) => /^Question[^:]*: (.*)$/m.exec(user)![1]!;
 /** Result lines `[ref] …` of a prompt section (context lines are indented and skipped). */
 const resultLines = (text: string) => text.split('\n').filter((l) => l.startsWith('['));
 const refOf = (line: string) => /^\[([^\]]+)\]/.exec(line)![1]!;
+/**
+ * Whether a result line itself says the keyword. An event's line quotes the message it answered
+ * ("(in reply to …)"): the marathon event quotes the xylophone turn, and once its adoption has
+ * raised its weight, recall lists it first.
+ */
+const mentions = (line: string, keyword: string) =>
+  line
+    .replace(/\(in reply to [^)]*\)/g, '')
+    .toLowerCase()
+    .includes(keyword);
 
 type Role = 'plan' | 'assess' | 'answer' | 'judge';
 function roleOf(body: Sent): Role {
@@ -168,7 +178,7 @@ function scriptedAgent(): (body: unknown) => ScriptedReply {
         return reply.json({ next_strategy: 'expand_event', event_id: 'evt_invented' }, AGENT_USAGE);
       }
       const recalled = resultLines(user.replace(/^- event_id (\S+): /gm, '[event:$1] '));
-      const hit = recalled.find((l) => l.toLowerCase().includes(keyword));
+      const hit = recalled.find((l) => mentions(l, keyword));
       if (question === 'turquoise xylophone nephew' && hit) {
         return reply.json(
           { next_strategy: 'expand_event', event_id: refOf(hit).slice('event:'.length) },
@@ -181,7 +191,7 @@ function scriptedAgent(): (body: unknown) => ScriptedReply {
       const latest = user.slice(user.indexOf('Latest batch'));
       const tool = /^Latest batch batch_\d+: (\w+)\(/.exec(latest)![1]!;
       const lines = resultLines(latest);
-      const hit = lines.find((l) => l.toLowerCase().includes(keyword));
+      const hit = lines.find((l) => mentions(l, keyword));
       if (hit) {
         return reply.json(
           {
