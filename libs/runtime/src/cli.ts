@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import pino from 'pino';
-import { ApiKeyStore } from '@stratagate/http';
+import { ApiKeyStore, injectFetch } from '@stratagate/http';
 import { SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import {
   abandonBuild,
@@ -334,7 +334,7 @@ async function serveInProcessMcp(
   key: string | undefined,
   scope: { spaceId?: string; threadId?: string },
 ): Promise<void> {
-  const { injectFetch, serveMcpOverStdio } = await import('@stratagate/mcp');
+  const { serveMcpOverStdio } = await import('@stratagate/mcp');
   const { StrataGate, NotFoundError } = await import('@stratagate/client');
   const baseUrl = 'http://stratagate.internal';
   const ensureSpace = async (client: InstanceType<typeof StrataGate>, spaceId: string) => {
