@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { ApiKeyStore } from '@stratagate/http';
-import { SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
+import { ProfileWriter, SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import {
   abandonBuild,
   DEFAULT_GROUP_PREFIX,
@@ -626,6 +626,7 @@ withStoreOptions(
         keys,
         kafka,
         writer: new SpaceWriterService(log, { snapshots }),
+        profiles: new ProfileWriter(log),
         snapshots,
         liveSchema: async () => version.liveSchema,
         now: () => new Date(),

@@ -1,5 +1,11 @@
 import { sql } from 'kysely';
-import { decodeRecord, type SpaceRef, type StoredRecord } from '@stratagate/domain';
+import {
+  decodeRecord,
+  isProfileStream,
+  PROFILE_STREAM_PREFIX,
+  type SpaceRef,
+  type StoredRecord,
+} from '@stratagate/domain';
 import type { MessageLog } from '@stratagate/log';
 import { assertSchemaName, type AnyDb } from '@stratagate/store';
 import { readCheckpoint } from './checkpoints.ts';
@@ -131,6 +137,7 @@ async function readWholeSpace(log: MessageLog, space: SpaceRef): Promise<StoredR
  */
 export async function deleteSpaceRows(trx: AnyDb, schema: string, space: SpaceRef): Promise<void> {
   assertSchemaName(schema);
+  if (isProfileStream(space.spaceId)) return deleteProfileRows(trx, schema, space);
   const { rows } = await sql<{ table_name: string }>`
     select c.table_name from information_schema.columns c
     join information_schema.tables t
@@ -142,6 +149,27 @@ export async function deleteSpaceRows(trx: AnyDb, schema: string, space: SpaceRe
   for (const { table_name } of rows) {
     await sql`delete from ${sql.id(schema, table_name)}
       where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`.execute(trx);
+  }
+}
+
+/**
+ * A profile's stream (ADR 0050) makes rows keyed by the profile, not by a space: every table with
+ * the profile's columns and none of a space's (a space's binding names a profile too, and stays).
+ */
+async function deleteProfileRows(trx: AnyDb, schema: string, stream: SpaceRef): Promise<void> {
+  const profileId = stream.spaceId.slice(PROFILE_STREAM_PREFIX.length);
+  const { rows } = await sql<{ table_name: string }>`
+    select c.table_name from information_schema.columns c
+    join information_schema.tables t
+      on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = ${schema} and t.table_type = 'BASE TABLE'
+      and c.column_name in ('tenant_id', 'profile_id', 'space_id')
+    group by c.table_name
+    having count(*) = 2 and bool_and(c.column_name <> 'space_id')
+    order by c.table_name`.execute(trx);
+  for (const { table_name } of rows) {
+    await sql`delete from ${sql.id(schema, table_name)}
+      where tenant_id = ${stream.tenantId} and profile_id = ${profileId}`.execute(trx);
   }
 }
 
