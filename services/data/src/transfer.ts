@@ -31,11 +31,15 @@ export async function importSpaceFile(
   try {
     const file = join(dir, 'export.ndjson');
     await stage(body, file, ctx.importLimitBytes);
+    const projected = ctx.projectedPosition;
     return await importSpace({
       log: ctx.log,
       db: ctx.db,
       target: space,
       open: () => createReadStream(file),
+      ...(projected
+        ? { untilProjected: (position: number) => untilProjected(() => projected(space), position) }
+        : {}),
     });
   } catch (error) {
     if (error instanceof ExportFileInvalid) {
@@ -44,6 +48,27 @@ export async function importSpaceFile(
     throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** How long an import's reply waits for the read model to hold the copy. */
+const PROJECTION_WAIT_MS = 30 * 60_000;
+
+/**
+ * Waits until the read model has applied `position`. Past the wait the records are in the log and
+ * the space stays marked as importing: the same file sent again finds them and waits again.
+ */
+async function untilProjected(projected: () => Promise<number>, position: number): Promise<void> {
+  const deadline = Date.now() + PROJECTION_WAIT_MS;
+  while ((await projected()) < position) {
+    if (Date.now() > deadline) {
+      throw new AppError(
+        503,
+        'projection_lagging',
+        'the records are imported and the read model has not caught up with them yet; send the same file again to wait for it',
+      );
+    }
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
