@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCoreProjection, createProjector } from '@stratagate/projector';
 import { dumpReadModel, LOG_POSITION_COLUMNS } from '@stratagate/store';
 import { describeBackend } from '@stratagate/store/testing';
 import { SpaceWriterService } from '@stratagate/writer';
@@ -14,6 +12,7 @@ import {
 import { startTestNode, turn, type TestNode } from './harness.ts';
 import { everyTableText, tablesHolding } from './support/every-table.ts';
 import { buildRichSpace } from './support/rich-space.ts';
+import { readModelFromZero } from './support/read-model-from-zero.ts';
 import { spaceDump } from './support/space-dump.ts';
 
 // Planted words, one token each, found nowhere else: what must be gone after each erasure.
@@ -197,21 +196,11 @@ describe(`erasure for good (${describeBackend()})`, () => {
   });
 
   it('a rebuild from position 0 brings nothing back and equals the live read model', async () => {
-    const db = t.node.database.db;
-    const head = await t.node.log.headPosition();
-    const projector = createProjector({
-      db,
-      log: t.node.log,
-      schema: 'rm_after_erasure',
-      projection: createCoreProjection(),
-    });
-    while ((await projector.catchUp()) < head) await new Promise((r) => setTimeout(r, 20));
-    const rebuilt = await dumpReadModel(db, 'rm_after_erasure');
+    const rebuilt = await readModelFromZero(t, 'rm_after_erasure');
     const text = JSON.stringify(rebuilt).toLowerCase();
     expect(has(text, THREAD_SECRET) || has(text, AGENT_SECRET)).toBe(false);
-    const live = await dumpReadModel(db, await t.node.readModel.get());
+    const live = await dumpReadModel(t.node.database.db, await t.node.readModel.get());
     expect(rebuilt).toEqual(live);
-    await sql`drop schema rm_after_erasure cascade`.execute(db);
   });
 
   it('keeps counting: the next turn continues the numbers, also when folded from the log', async () => {
@@ -231,7 +220,11 @@ describe(`erasure for good (${describeBackend()})`, () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ scope: 'space', threadId: null });
     expect(await tablesHolding(t.node.database.db, SPACE_SECRET)).toEqual([]);
-    expect(await tablesHolding(t.node.database.db, 'pnpm')).toEqual([]);
+    // A four-letter word can turn up by chance in the log's base64 ciphertext (compared
+    // lower-cased); the planted word above covers the log, this one what the talk derived.
+    expect(
+      (await tablesHolding(t.node.database.db, 'pnpm')).filter((table) => table !== 'log.records'),
+    ).toEqual([]);
     expect((await t.request('GET', `/v1/spaces/${S}/status`)).status).toBe(404);
     expect(await spaceDump(t.node, { tenantId: 'local', spaceId: 'bystander' })).toEqual(bystander);
     expect((await t.request('GET', '/v1/spaces/nowhere/status')).status).toBe(404);

@@ -1,11 +1,10 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCoreProjection, createProjector } from '@stratagate/projector';
 import { dumpReadModel } from '@stratagate/store';
 import { describeBackend } from '@stratagate/store/testing';
 import { startTestNode, type TestNode } from './harness.ts';
 import { tablesHolding } from './support/every-table.ts';
 import { eventually } from './support/processes.ts';
+import { readModelFromZero } from './support/read-model-from-zero.ts';
 
 // Planted words, one token each, found nowhere else: what an erasure must take from the profile.
 const PENDING_SECRET = 'Zqxpendingsecret6120';
@@ -201,22 +200,12 @@ describe(`erasure reaches the resident profile (${describeBackend()})`, () => {
   });
 
   it('a rebuild from position 0 brings nothing back and equals the live read model', async () => {
-    const db = t.node.database.db;
     await caughtUp();
-    const head = await t.node.log.headPosition();
-    const projector = createProjector({
-      db,
-      log: t.node.log,
-      schema: 'rm_profile_erasure',
-      projection: createCoreProjection(),
-    });
-    while ((await projector.catchUp()) < head) await new Promise((r) => setTimeout(r, 20));
-    const rebuilt = await dumpReadModel(db, 'rm_profile_erasure');
+    const rebuilt = await readModelFromZero(t, 'rm_profile_erasure');
     const text = JSON.stringify(rebuilt).toLowerCase();
     for (const secret of ERASED) expect(text.includes(secret.toLowerCase()), secret).toBe(false);
     expect(text.includes(KEEP_SECRET.toLowerCase())).toBe(true);
-    expect(rebuilt).toEqual(await dumpReadModel(db, await t.node.readModel.get()));
-    await sql`drop schema rm_profile_erasure cascade`.execute(db);
+    expect(rebuilt).toEqual(await dumpReadModel(t.node.database.db, await t.node.readModel.get()));
   });
 
   it("erasing the space forgets the rest of its proposals; the profile's settings stay", async () => {

@@ -1,4 +1,4 @@
-import { spaceKey, type SpaceRef } from '@stratagate/domain';
+import { spaceKey } from '@stratagate/domain';
 import type { DataServices, ImportServices } from '@stratagate/data';
 import type { DataKeyStore, MessageLog } from '@stratagate/log';
 import {
@@ -24,8 +24,6 @@ export function dataServicesOf(options: {
   snapshots: WriterSnapshots;
   postingCache?: PostingCache | null;
   liveSchema: () => Promise<string>;
-  /** Where a projector serves reads: how far the live read model has applied a space. */
-  projectedPosition?: (space: SpaceRef) => Promise<number>;
   now: () => Date;
   /** External memory import, where the node serves queries. */
   imports?: ImportServices;
@@ -42,7 +40,6 @@ export function dataServicesOf(options: {
     snapshots: options.snapshots,
     ...(options.postingCache ? { postingCache: options.postingCache } : {}),
     liveSchema: options.liveSchema,
-    ...(options.projectedPosition ? { projectedPosition: options.projectedPosition } : {}),
     ...(options.imports ? { imports: options.imports } : {}),
     reprojectSpace: async (space) => {
       await reprojectSpace({

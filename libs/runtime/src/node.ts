@@ -397,8 +397,6 @@ export async function startNode(
         snapshots: writerSnapshots,
         postingCache,
         liveSchema: () => readModel.get(),
-        projectedPosition: async (space) =>
-          queryServices.projection.projectedPosition(await readModel.get(), space),
         now,
         imports: { query: queryServices, model },
       })

@@ -27,11 +27,6 @@ export interface DataServices {
   postingCache?: PostingCache;
   /** The live read-model schema (a cached lookup). */
   liveSchema: () => Promise<string>;
-  /**
-   * Where a projector serves this process's reads (a node): a log position up to which every
-   * record of the space is applied to the live read model. An HTTP import waits for it.
-   */
-  projectedPosition?: (space: SpaceRef) => Promise<number>;
   /** Rebuilds the space's rows in every read-model version from its records as they read now. */
   reprojectSpace: (space: SpaceRef) => Promise<void>;
   /** External memory import (beside the query role, whose search it uses); none in the CLI. */

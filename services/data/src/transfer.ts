@@ -6,6 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SpaceRef } from '@stratagate/domain';
 import { AppError, notFound } from '@stratagate/http';
+import { awaitProjection, queryContext } from '@stratagate/query';
 import type { DataServices } from './context.ts';
 import { ExportFileInvalid } from './transfer/export-format.ts';
 import { exportSpace } from './transfer/export-space.ts';
@@ -31,14 +32,18 @@ export async function importSpaceFile(
   try {
     const file = join(dir, 'export.ndjson');
     await stage(body, file, ctx.importLimitBytes);
-    const projected = ctx.projectedPosition;
+    const query = ctx.imports?.query;
     return await importSpace({
       log: ctx.log,
       db: ctx.db,
       target: space,
       open: () => createReadStream(file),
-      ...(projected
-        ? { untilProjected: (position: number) => untilProjected(() => projected(space), position) }
+      // The mark stays until the query role's read model holds the copy (then the reply).
+      ...(query
+        ? {
+            untilProjected: async (position: number) =>
+              awaitProjection(await queryContext(query), space, position, PROJECTION_WAIT_MS),
+          }
         : {}),
     });
   } catch (error) {
@@ -51,26 +56,11 @@ export async function importSpaceFile(
   }
 }
 
-/** How long an import's reply waits for the read model to hold the copy. */
-const PROJECTION_WAIT_MS = 30 * 60_000;
-
 /**
- * Waits until the read model has applied `position`. Past the wait the records are in the log and
- * the space stays marked as importing: the same file sent again finds them and waits again.
+ * How long an import's reply waits for the read model to hold the copy. Past it the records are
+ * in the log and the space stays marked: the same file sent again finds them and waits again.
  */
-async function untilProjected(projected: () => Promise<number>, position: number): Promise<void> {
-  const deadline = Date.now() + PROJECTION_WAIT_MS;
-  while ((await projected()) < position) {
-    if (Date.now() > deadline) {
-      throw new AppError(
-        503,
-        'projection_lagging',
-        'the records are imported and the read model has not caught up with them yet; send the same file again to wait for it',
-      );
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const PROJECTION_WAIT_MS = 30 * 60_000;
 
 /** Copies the request body to `file`, refusing more than `limit` bytes. */
 async function stage(body: unknown, file: string, limit: number): Promise<void> {
