@@ -189,7 +189,7 @@ describe('serve on an embedded data directory: the log and the read models in tw
     // The read models now hold what the log holds: nothing of the lost space.
     expect((await call(again, '/v1/spaces/bg/status')).status).toBe(404);
     await stops(again);
-  });
+  }, 360_000); // three starts of a fresh embedded directory, each slow on a loaded machine
 
   it('a directory from before keeps its one database and runs every role on one thread', async () => {
     const dir = await tempDir();
