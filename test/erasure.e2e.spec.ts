@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpReadModel, LOG_POSITION_COLUMNS } from '@stratagate/store';
 import { describeBackend } from '@stratagate/store/testing';
@@ -12,6 +10,7 @@ import {
 import { startTestNode, turn, type TestNode } from './harness.ts';
 import { everyTableText, tablesHolding } from './support/every-table.ts';
 import { buildRichSpace } from './support/rich-space.ts';
+import { topicText } from './support/kafka-topic.ts';
 import { readModelFromZero } from './support/read-model-from-zero.ts';
 import { spaceDump } from './support/space-dump.ts';
 
@@ -238,43 +237,6 @@ describe(`erasure for good (${describeBackend()})`, () => {
     expect(JSON.stringify(context.body)).toContain('Turn 2');
   });
 });
-
-/** Every message on `topic` up to its end, keys and values, as lower-cased text. */
-async function topicText(kafka: Kafka, topic: string): Promise<string> {
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = new Map(
-    (await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]),
-  );
-  await admin.disconnect();
-  const consumer = kafka.consumer({
-    groupId: `sg-erasure-read-${randomUUID()}`,
-    sessionTimeout: 6000,
-    heartbeatInterval: 1000,
-  });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const read = new Map<number, number>();
-  const parts: string[] = [];
-  const done = () => [...ends].every(([p, end]) => (read.get(p) ?? 0) >= end);
-  await new Promise<void>((resolve, reject) => {
-    if (done()) resolve();
-    consumer
-      .run({
-        eachMessage: async ({ partition, message }) => {
-          parts.push(
-            message.key?.toString('latin1') ?? '',
-            message.value?.toString('latin1') ?? '',
-          );
-          read.set(partition, Number(message.offset) + 1);
-          if (done()) resolve();
-        },
-      })
-      .catch(reject);
-  });
-  await consumer.disconnect();
-  return parts.join('\n').toLowerCase();
-}
 
 // On Kafka the topic never holds plaintext, and the index's copies are sealed too (ADR 0046).
 describeWithKafka(`erasure on the Kafka log (${describeBackend()})`, () => {
