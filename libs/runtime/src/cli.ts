@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import pino from 'pino';
 import { ApiKeyStore, injectFetch } from '@stratagate/http';
-import { SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
+import { ProfileWriter, SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import {
   abandonBuild,
   DEFAULT_GROUP_PREFIX,
@@ -726,6 +726,7 @@ withStoreOptions(
         keys,
         kafka,
         writer: new SpaceWriterService(log, { snapshots }),
+        profiles: new ProfileWriter(log),
         snapshots,
         liveSchema: async () => version.liveSchema,
         now: () => new Date(),

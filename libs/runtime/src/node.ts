@@ -393,6 +393,7 @@ export async function startNode(
         keys: opened.keys,
         kafka,
         writer,
+        profiles: queryServices.profiles,
         snapshots: writerSnapshots,
         postingCache,
         liveSchema: () => readModel.get(),

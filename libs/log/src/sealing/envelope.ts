@@ -14,6 +14,8 @@ export interface Envelope {
   tag: string;
   /** One wrapping of the content key per data key, by the data key's id. */
   to: { k: string; iv: string; w: string; tag: string }[];
+  /** Present: once no key opens it, the value reads as this (null) instead of erasing its record. */
+  erasedAs?: null;
 }
 
 export interface DataKey {
