@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import type { OperationOutput } from '@stratagate/client';
+import { NotFoundError, type OperationOutput } from '@stratagate/client';
 import { fuseScores, NEIGHBOUR_SHARE, type ScoredHit } from '@stratagate/domain';
 import { startTestNode, type TestNode } from '../../test/harness.ts';
 import {
@@ -163,8 +163,13 @@ type Hit = OperationOutput<'searchRawMessages'>['hits'][number];
 async function settle(t: TestNode, spaceId: string, timeoutMs = 15 * 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await t.client.call('getSpaceStatus', { spaceId });
+    // A space whose first records are not projected yet is not found: wait for it too.
+    const s = await t.client.call('getSpaceStatus', { spaceId }).catch((error: unknown) => {
+      if (error instanceof NotFoundError && error.code === 'space_not_found') return null;
+      throw error;
+    });
     const done =
+      s !== null &&
       s.projectedPosition >= s.logPosition &&
       s.summaryJobs.pending === 0 &&
       s.extractionJobs.pending === 0 &&

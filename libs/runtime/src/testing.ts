@@ -93,16 +93,20 @@ export async function startTestNode(
     });
     return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
   };
-  const client = new StrataGate({
-    baseUrl: 'http://stratagate.test',
-    apiKey: key,
-    fetch: injectFetch(node.http!),
-    retries: 0,
-  });
+  let client: StrataGate | undefined;
   return {
     node,
     key,
-    client,
+    // Made on first use: a node on an existing store has no key of its own to make it with.
+    get client() {
+      client ??= new StrataGate({
+        baseUrl: 'http://stratagate.test',
+        apiKey: key,
+        fetch: injectFetch(node.http!),
+        retries: 0,
+      });
+      return client;
+    },
     request,
     async settle(spaceId, asKey = key, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
