@@ -192,6 +192,9 @@ async function handleCore(
       case 'ExternalMemoryImportUndone':
         await onExternalMemoryImportUndone(rm, schema, record, meta);
         break;
+      case 'TopicsBuilt':
+        // Nothing appends these yet: the topic read model lands with the topic job.
+        break;
       default: {
         const never: never = record;
         throw new Error(`unhandled record ${(never as DecodedRecord).type}`);

@@ -160,6 +160,7 @@ export function evolveSpaceWriter(
       state.memoryVersion = version;
       return state;
     case 'GraphProjected':
+    case 'TopicsBuilt':
     case 'EvidenceAssessed':
     case 'MemoryAdopted':
     case 'BlockExpanded':
