@@ -132,8 +132,10 @@ export async function sealRecords(
       const partKeys = outer.id.startsWith('burned:')
         ? []
         : part.subjects.map((s) => inner.get(s)).filter((k): k is DataKey => !!k);
+      // A part that needs every key is born erased when one of them is already gone.
+      const complete = part.need !== 'all' || partKeys.length === part.subjects.length;
       const sealPart = (value: unknown) =>
-        seal(value, partKeys.length > 0 ? partKeys : [burned()], aad);
+        seal(value, partKeys.length > 0 && complete ? partKeys : [burned()], aad, part.need);
       if (part.path.length === 0) {
         data = sealPart(data);
         continue;
