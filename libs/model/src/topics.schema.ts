@@ -59,10 +59,13 @@ export interface TopicCandidateInput {
   topicId: string;
   title: string;
   description: string;
-  sections: { title: string }[];
+  /** Its sections, with their members' ids (a linked event joins its strand). */
+  sections: { title: string; eventIds: string[] }[];
   paragraphs: { kind: string; title?: string; text: string }[];
   /** Paragraphs it already has: the provider may add only 8 minus this many. */
   paragraphCount: number;
+  /** Every member's id: a batch event listed here was in the chapter and goes back to it. */
+  memberIds: string[];
   members: { id: string; title: string; tags: string[]; entities: TopicEntity[] }[];
 }
 

@@ -3066,6 +3066,13 @@ export interface operations {
                      *         "completed": 2,
                      *         "failed": 0
                      *       },
+                     *       "topicJobs": {
+                     *         "unassignedEvents": 0,
+                     *         "pendingUpdate": 0,
+                     *         "status": "idle",
+                     *         "attempts": 0,
+                     *         "lastError": null
+                     *       },
                      *       "projectedPosition": 15,
                      *       "logPosition": 15,
                      *       "settled": false
@@ -3097,6 +3104,21 @@ export interface operations {
                             pending: number;
                             completed: number;
                             failed: number;
+                        };
+                        /** @description the topic directory: chapters over the memory events (built after the graph) */
+                        topicJobs: {
+                            /** @description memory events no topic chapter holds yet */
+                            unassignedEvents: number;
+                            /** @description chapters waiting to be built again after a member changed */
+                            pendingUpdate: number;
+                            /**
+                             * @description `due`: the topic directory has work to do; `failed`: its last batch failed (see `lastError`; a retry follows while attempts are left)
+                             * @enum {string}
+                             */
+                            status: "idle" | "due" | "failed";
+                            /** @description failed attempts of the current batch */
+                            attempts: number;
+                            lastError: string | null;
                         };
                         /** @description log position of the space's last record the read model has applied */
                         projectedPosition: number;

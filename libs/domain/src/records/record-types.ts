@@ -8,7 +8,7 @@ import {
   ProfileMaintained,
   ProfileProposalResolved,
 } from './profile-records.ts';
-import { TopicsBuilt } from './topic-records.ts';
+import { TopicJobFailed, TopicRetryRequested, TopicsBuilt } from './topic-records.ts';
 
 const Role = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -405,6 +405,8 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   ExternalMemoryImported,
   ExternalMemoryImportUndone,
   TopicsBuilt,
+  TopicJobFailed,
+  TopicRetryRequested,
 ]);
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
 export type RecordType = MemoryRecord['type'];
@@ -438,4 +440,6 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   ExternalMemoryImported: 1,
   ExternalMemoryImportUndone: 1,
   TopicsBuilt: 1,
+  TopicJobFailed: 1,
+  TopicRetryRequested: 1,
 };

@@ -85,3 +85,23 @@ export const TopicsBuilt = z.object({
   }),
 });
 export type TopicsBuilt = z.infer<typeof TopicsBuilt>;
+
+/** A topic batch that failed (MM-TOP-8); `nextRetryAt` null once its attempts are spent. */
+export const TopicJobFailed = z.object({
+  type: z.literal('TopicJobFailed'),
+  data: z.object({
+    jobId: z.string().min(1),
+    mode: TopicJobMode,
+    attempt: z.number().int().positive(),
+    eventIds: EventIds.max(12),
+    code: z.enum(['timeout', 'source-changed', 'invalid-output', 'worker-failed']),
+    message: z.string().max(2000),
+    nextRetryAt: z.string().nullable(),
+  }),
+});
+
+/** Someone asked for a space's failed topic job to run again: a new cycle of attempts. */
+export const TopicRetryRequested = z.object({
+  type: z.literal('TopicRetryRequested'),
+  data: z.object({}),
+});

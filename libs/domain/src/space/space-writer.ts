@@ -161,6 +161,8 @@ export function evolveSpaceWriter(
       return state;
     case 'GraphProjected':
     case 'TopicsBuilt':
+    case 'TopicJobFailed':
+    case 'TopicRetryRequested':
     case 'EvidenceAssessed':
     case 'MemoryAdopted':
     case 'BlockExpanded':

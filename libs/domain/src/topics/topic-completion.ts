@@ -115,13 +115,13 @@ export function decideTopicCompletion(
   for (const p of proposed) {
     const key = normaliseTitle(p.title);
     if (key === '') return invalid('a topic without a title');
-    if (titles.has(key)) return invalid(`duplicate topic title: ${p.title}`);
+    if (titles.has(key)) return invalid('two topics share a title');
     titles.add(key);
     const candidate = p.topicId === null ? undefined : candidates.get(p.topicId);
     if (p.topicId !== null && !candidate) return invalid(`unknown topic id: ${p.topicId}`);
     const unknown = p.sourceEventIds.filter((id) => !batch.has(id));
     if (unknown.length > 0) return invalid(`events outside the batch: ${unknown.join(', ')}`);
-    if (p.sourceEventIds.length === 0 && !candidate) return invalid(`topic ${p.title} is empty`);
+    if (p.sourceEventIds.length === 0 && !candidate) return invalid(`a new topic has no events`);
     const members = mergeIds(candidate?.sourceEventIds ?? [], p.sourceEventIds);
     const memberSet = new Set(members);
     const sections = (candidate?.sections ?? []).map((s) => ({
@@ -130,7 +130,7 @@ export function decideTopicCompletion(
     }));
     for (const s of p.sections) {
       if (s.sourceEventIds.some((id) => !memberSet.has(id))) {
-        return invalid(`section ${s.title} cites an event outside its topic`);
+        return invalid(`a section cites an event outside its topic`);
       }
       // Same-named content shares a section (MM-TOP-2).
       const same = sections.find((old) => normaliseTitle(old.title) === normaliseTitle(s.title));
@@ -140,15 +140,15 @@ export function decideTopicCompletion(
     }
     for (const para of p.paragraphs) {
       if (para.sourceEventIds.some((id) => !memberSet.has(id))) {
-        return invalid(`a paragraph of ${p.title} cites an event outside its topic`);
+        return invalid(`a paragraph cites an event outside its topic`);
       }
       if (para.kind !== 'scope' && para.sourceEventIds.some((id) => batch.get(id)?.cut)) {
-        return invalid(`a cut event backs a ${para.kind} paragraph of ${p.title}`);
+        return invalid(`a cut event backs a ${para.kind} paragraph`);
       }
     }
     const paragraphs = [...(candidate?.paragraphs ?? []), ...p.paragraphs];
     if (paragraphs.length > TOPIC_MAX_PARAGRAPHS) {
-      return invalid(`${paragraphs.length} paragraphs in ${p.title}; at most 8`);
+      return invalid(`${paragraphs.length} paragraphs in one topic; at most 8`);
     }
     const topicId = candidate?.topicId ?? newTopicId(command.jobId, p.title, p.sourceEventIds[0]!);
     if (ids.has(topicId)) return invalid(`topic ${topicId} proposed twice`);

@@ -71,3 +71,38 @@ export async function listSpaces(
     .offset(page.offset)
     .execute();
 }
+
+/** MM-TOP: the space's topic work: events no chapter holds, chapters to rebuild, the job's state. */
+export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef) {
+  const [unassigned, pending, job] = await Promise.all([
+    db
+      .selectFrom('memory_events as e')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(inSpace(space, 'e'))
+      .where('e.status', 'in', ['active', 'superseded'])
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('topic_members as m')
+              .select('m.event_id')
+              .whereRef('m.tenant_id', '=', 'e.tenant_id')
+              .whereRef('m.space_id', '=', 'e.space_id')
+              .whereRef('m.event_id', '=', 'e.event_id'),
+          ),
+        ),
+      )
+      .executeTakeFirst(),
+    db
+      .selectFrom('topics')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(inSpace(space))
+      .where('pending_update', '=', true)
+      .executeTakeFirst(),
+    db.selectFrom('topic_jobs').selectAll().where(inSpace(space)).executeTakeFirst(),
+  ]);
+  return {
+    unassignedEvents: Number(unassigned?.n ?? 0),
+    pendingUpdate: Number(pending?.n ?? 0),
+    job: job ?? null,
+  };
+}

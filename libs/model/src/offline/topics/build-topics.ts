@@ -71,6 +71,8 @@ function candidateFor(
   candidates: readonly TopicCandidateInput[],
   placed: ReadonlyMap<string, string>,
 ): TopicCandidateInput | undefined {
+  const back = candidates.find((c) => c.memberIds.includes(event.id));
+  if (back) return back;
   const linked = [...event.supersedesEventIds, ...event.relatedEventIds]
     .map((id) => placed.get(id))
     .find((t) => t !== undefined);
@@ -135,16 +137,14 @@ function mostCommon(values: readonly string[]): string | undefined {
 function sectionsOf(
   members: readonly TopicSourceEvent[],
   chapter: string,
-  existing: readonly { title: string }[],
+  existing: readonly { title: string; eventIds?: readonly string[] }[],
 ): { title: string; sourceEventIds: string[] }[] {
   const ids = new Set(members.map((e) => e.id));
   const groups = new Groups();
   const strand = (e: TopicSourceEvent) =>
     new Set([
       ...e.catalogHints.map((h) => `h:${norm(h)}`),
-      ...e.entities
-        .filter((x) => !norm(chapter).includes(norm(x.name)))
-        .map((x) => `e:${norm(x.name)}`),
+      ...strandEntities(e, chapter).map((x) => `e:${norm(x.name)}`),
     ]);
   const owner = new Map<string, string>();
   for (const e of members) {
@@ -166,24 +166,28 @@ function sectionsOf(
   return [...byRoot.values()].map((group) => {
     const hint = mostCommon(group.flatMap((e) => e.catalogHints));
     const tools = [
-      ...new Set(
-        group.flatMap((e) =>
-          e.entities.filter((x) => !norm(chapter).includes(norm(x.name))).map((x) => x.name),
-        ),
-      ),
+      ...new Set(group.flatMap((e) => strandEntities(e, chapter).map((x) => x.name))),
     ].sort();
     const tag = mostCommon(
       group.flatMap((e) => e.tags.filter((t) => !norm(chapter).includes(norm(t)))),
     );
     const raw =
       hint ?? (tools.length > 0 ? tools.slice(0, 3).join(', ') : (tag ?? group[0]!.title));
-    // An existing section of the same name takes the strand (MM-TOP-2).
-    const same = existing.find((s) => norm(s.title) === norm(raw));
+    // An existing section linked to the strand, or of the same name, takes it (MM-TOP-2).
+    const links = new Set(group.flatMap((e) => [...e.supersedesEventIds, ...e.relatedEventIds]));
+    const same =
+      existing.find((s) => (s.eventIds ?? []).some((id) => links.has(id))) ??
+      existing.find((s) => norm(s.title) === norm(raw));
     return {
       title: takeCodePoints(same?.title ?? raw, 80),
       sourceEventIds: group.map((e) => e.id),
     };
   });
+}
+
+/** Entities that make a strand: tools, organisations and places other than the chapter's own. */
+function strandEntities(e: TopicSourceEvent, chapter: string): TopicEntity[] {
+  return e.entities.filter((x) => x.type !== 'person' && !norm(chapter).includes(norm(x.name)));
 }
 
 type Kind = ProposedTopic['paragraphs'][number]['kind'];
@@ -243,7 +247,7 @@ function describe(members: readonly TopicSourceEvent[]): string {
 export function buildTopicsOffline(input: TopicBuildInput): TopicProposal {
   const events = [...input.events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const placed = new Map<string, string>();
-  for (const c of input.candidates) for (const m of c.members) placed.set(m.id, c.topicId);
+  for (const c of input.candidates) for (const id of c.memberIds) placed.set(id, c.topicId);
   const toCandidate = new Map<string, TopicSourceEvent[]>();
   const loose: TopicSourceEvent[] = [];
   for (const e of events) {

@@ -144,9 +144,10 @@ describe('offline topic builder (MM-TOP-2/8)', () => {
       topicId: 'topic_0123456789ab',
       title: 'Project X',
       description: 'X',
-      sections: [{ title: 'npm, pnpm' }],
+      sections: [{ title: 'npm', eventIds: ['evt_e1'] }],
       paragraphs: [],
       paragraphCount: 7,
+      memberIds: ['evt_e1'],
       members: [{ id: 'evt_e1', title: 'X uses npm', tags: ['npm'], entities: [X] }],
     };
     const proposal = buildTopicsOffline({
@@ -159,6 +160,8 @@ describe('offline topic builder (MM-TOP-2/8)', () => {
     const x = proposal.topics.find((t) => t.topicId === candidate.topicId)!;
     expect(x.sourceEventIds).toEqual(['evt_e2']);
     expect(x.paragraphs).toHaveLength(1);
+    // It supersedes a member of the chapter's "npm" section: the switch joins that strand.
+    expect(x.sections).toEqual([{ title: 'npm', sourceEventIds: ['evt_e2'] }]);
     expect(proposal.topics.find((t) => t.topicId === null)?.title).toBe('Rome');
   });
 

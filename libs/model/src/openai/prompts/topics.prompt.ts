@@ -11,7 +11,7 @@ const SYSTEM = `You keep the topic directory of a memory: related memory events 
 
 Rules:
 - A chapter is a lasting subject: a project, a person, a place, an organisation ("Project X"). Versions, bugs, releases and progress are never chapters: put them in a section of their subject's chapter ("Dependencies and build").
-- Put each event into exactly one chapter. Reuse a candidate chapter (give its topicId) when the event belongs to it; otherwise make a new chapter with topicId null. Never invent a topicId.
+- Put each event into exactly one chapter. An event listed in a candidate's memberIds goes back to that candidate. Reuse a candidate chapter (give its topicId) when the event belongs to it; otherwise make a new chapter with topicId null. Never invent a topicId.
 - No two chapters may have the same title. A section with the same title as an existing one joins it.
 - sourceEventIds name only events of this batch. A paragraph cites 1 to 12 events of its own chapter and only says what those events say.
 - Paragraph kinds: history (what happened), decision (what was decided and why), change (what changed from what), open-question (what is still open), scope (what the chapter covers). An event marked cut may back only scope paragraphs.
@@ -39,9 +39,10 @@ function build(input: TopicBuildInput): ChatMessage[] {
     topicId: c.topicId,
     title: c.title,
     description: c.description,
-    sections: c.sections.map((s) => s.title),
+    sections: c.sections.map((s) => ({ title: s.title, eventIds: s.eventIds })),
     paragraphs: c.paragraphs,
     paragraphRoom: Math.max(0, 8 - c.paragraphCount),
+    memberIds: c.memberIds,
     members: c.members.map((m) => ({ title: m.title, tags: m.tags })),
   }));
   return [
