@@ -99,6 +99,42 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
     expect([...members].sort()).toEqual(visible.map((e) => e.event_id).sort());
   });
 
+  it('lists and expands topics without writing anything (MM-TOP-1, MM-TOP-10)', async () => {
+    const space = { tenantId: 'local', spaceId: SPACE };
+    const versionBefore = await t.node.log.spaceVersion(space);
+    const list = await t.request('GET', `/v1/spaces/${SPACE}/topics`);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(list.body).toMatchObject({ space: SPACE, navigationOnly: true, offset: 0 });
+    const x = list.body.topics.find((c: { title: string }) => /X/u.test(c.title));
+    expect(x, JSON.stringify(list.body)).toMatchObject({ number: 1, isFallback: false });
+    expect(list.body.total).toBe(list.body.topics.length);
+    const byQuery = await t.request('GET', `/v1/spaces/${SPACE}/topics?query=project%20x&limit=1`);
+    expect(byQuery.body.topics[0].id).toBe(x.id);
+    const byCategory = await t.request('GET', `/v1/spaces/${SPACE}/topics?category=${x.category}`);
+    expect(byCategory.body.topics.map((c: { id: string }) => c.id)).toContain(x.id);
+    const expanded = await t.request('GET', `/v1/spaces/${SPACE}/topics/${x.id}`);
+    expect(expanded.status, JSON.stringify(expanded.body)).toBe(200);
+    expect(expanded.body.eventRetrieval).toEqual({ topicId: x.id, query: '', offset: 0 });
+    const topic = expanded.body.topic;
+    expect(topic.sections[0].number).toBe('1.1');
+    expect(topic.overview.number).toBe('1.0');
+    expect(topic.tokens).toBeLessThanOrEqual(2400);
+    const cited = topic.overview.groups.flatMap(
+      (g: { paragraphs: { sourceEventIds: string[] }[] }) =>
+        g.paragraphs.flatMap((p) => p.sourceEventIds),
+    );
+    expect(cited.length).toBeGreaterThan(0);
+    for (const id of cited) expect(topic.sourceEventIds).toContain(id);
+    // Unknown fields and topics are refused in the one error envelope.
+    expect((await t.request('GET', `/v1/spaces/${SPACE}/topics?q=x`)).status).toBe(400);
+    expect((await t.request('GET', `/v1/spaces/${SPACE}/topics?limit=21`)).status).toBe(400);
+    const missing = await t.request('GET', `/v1/spaces/${SPACE}/topics/topic_000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('topic_not_found');
+    // Reading the directory appended nothing: no batch, no reinforcement, no model output.
+    expect(await t.node.log.spaceVersion(space)).toBe(versionBefore);
+  });
+
   it('a replay from position 0 gives the same chapters without a model call', async () => {
     const replay = 'rm_topics_replay';
     const db = t.node.database.db;

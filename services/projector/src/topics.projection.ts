@@ -20,7 +20,10 @@ const spaceOf = (meta: Meta) => ({
  */
 export async function onTopicsBuilt(rm: Rm, rec: RecordOf<'TopicsBuilt'>, meta: Meta) {
   const space = spaceOf(meta);
-  const ids = rec.data.eventIds;
+  // The batch events its chapters hold (a chapter erased since is no longer in the record).
+  const held = new Set(rec.data.topics.flatMap((t) => t.sourceEventIds));
+  const ids = rec.data.eventIds.filter((id) => held.has(id));
+  if (ids.length === 0) return;
   const eligible = await rm
     .selectFrom('memory_events')
     .select(['event_id', 'created_at'])

@@ -76,7 +76,11 @@ export const TopicsBuilt = z.object({
     eventIds: EventIds.min(1).max(12),
     /** Existing chapters the job was shown (≤ 12). */
     candidateTopicIds: z.array(TopicId).max(12),
-    topics: z.array(TopicChapter).min(1).max(12),
+    /**
+     * 1–12 when built (decideTopicCompletion); fewer, even none, once a chapter's member is
+     * erased (each chapter is sealed under all its members, ADR 0046).
+     */
+    topics: z.array(TopicChapter).max(12),
     model: z.object({
       provider: z.string().min(1),
       model: z.string().optional(),
