@@ -20,6 +20,7 @@ import {
 import { newRecord, type MessageLog } from '@stratagate/log';
 import type { ModelPort, TopicEntity, TopicSourceEvent } from '@stratagate/model';
 import {
+  eventsWithoutTopic,
   GRAPH_NODE_CITED_EVENTS,
   type AnyDb,
   type MemoryEventRow,
@@ -192,23 +193,8 @@ export function createTopicJobs(options: TopicJobsOptions) {
   }
 
   async function batchOf(rm: Rm, space: SpaceRef) {
-    const events = await rm
-      .selectFrom('memory_events as e')
+    const events = await eventsWithoutTopic(rm, space)
       .selectAll('e')
-      .where('e.tenant_id', '=', space.tenantId)
-      .where('e.space_id', '=', space.spaceId)
-      .where('e.status', 'in', ['active', 'superseded'])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('topic_members as m')
-              .select('m.event_id')
-              .whereRef('m.tenant_id', '=', 'e.tenant_id')
-              .whereRef('m.space_id', '=', 'e.space_id')
-              .whereRef('m.event_id', '=', 'e.event_id'),
-          ),
-        ),
-      )
       .orderBy('e.record_position')
       .orderBy('e.event_id')
       .limit(TOPIC_BATCH_MAX_EVENTS)

@@ -8,3 +8,4 @@ export * from './in-space.ts';
 export * from './profiles.tables.ts';
 export * from './space-dump.ts';
 export * from './topics.tables.ts';
+export * from './topic-members.ts';

@@ -1,6 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
-import { inSpace, type ReadModelTables, type SpaceRow } from '@stratagate/store';
+import {
+  eventsWithoutTopic,
+  inSpace,
+  type ReadModelTables,
+  type SpaceRow,
+} from '@stratagate/store';
 
 /** The space's row (counters, settings), or undefined when the tenant has no such space. */
 export async function getSpace(
@@ -75,22 +80,8 @@ export async function listSpaces(
 /** MM-TOP: the space's topic work: events no chapter holds, chapters to rebuild, the job's state. */
 export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef) {
   const [unassigned, pending, job] = await Promise.all([
-    db
-      .selectFrom('memory_events as e')
+    eventsWithoutTopic(db, space)
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(inSpace(space, 'e'))
-      .where('e.status', 'in', ['active', 'superseded'])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('topic_members as m')
-              .select('m.event_id')
-              .whereRef('m.tenant_id', '=', 'e.tenant_id')
-              .whereRef('m.space_id', '=', 'e.space_id')
-              .whereRef('m.event_id', '=', 'e.event_id'),
-          ),
-        ),
-      )
       .executeTakeFirst(),
     db
       .selectFrom('topics')

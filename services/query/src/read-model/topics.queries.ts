@@ -8,7 +8,7 @@ import {
   type TopicParagraph,
   type TopicView,
 } from '@stratagate/domain';
-import { inSpace, type ReadModelTables } from '@stratagate/store';
+import { eventsWithoutTopic, inSpace, type ReadModelTables } from '@stratagate/store';
 
 /**
  * The space's directory as the read model holds it (MM-TOP-4): every chapter with members, and
@@ -20,8 +20,7 @@ export async function loadTopicViews(
 ): Promise<TopicView[]> {
   const [chapters, loose] = await Promise.all([
     db.selectFrom('topics').selectAll().where(inSpace(space)).execute(),
-    db
-      .selectFrom('memory_events as e')
+    eventsWithoutTopic(db, space)
       .select([
         'e.event_id',
         'e.title',
@@ -30,19 +29,6 @@ export async function loadTopicViews(
         'e.event_type',
         'e.created_at',
       ])
-      .where(inSpace(space, 'e'))
-      .where('e.status', 'in', ['active', 'superseded'])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('topic_members as m')
-              .select('m.event_id')
-              .whereRef('m.tenant_id', '=', 'e.tenant_id')
-              .whereRef('m.space_id', '=', 'e.space_id')
-              .whereRef('m.event_id', '=', 'e.event_id'),
-          ),
-        ),
-      )
       .execute(),
   ]);
   // A chapter invalidated into its members leaves them unassigned; they show as fallbacks until
