@@ -55,6 +55,11 @@ export interface ConsolidatorOptions {
    * append faster than `yieldAboveAppendRate`, passes wait too (ADR 0026).
    */
   progress?: () => Promise<{ head: number; projected: number }>;
+  /**
+   * Who builds topics: the offline builder (default: no model calls, exempt from the history
+   * budget of MM-TOP-9, which is not built yet) or `model`, the model's `buildTopics`.
+   */
+  topicBuilder?: 'offline' | 'model';
   /** Default 1,000 records. */
   yieldAboveRecords?: number;
   /** Records per second appended by others (default 500; 0: never wait for them). */
@@ -108,6 +113,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     now,
     timeoutMs,
     batchSize: options.batchSize ?? 16,
+    builder: options.topicBuilder === 'model' ? 'model' : 'offline',
     skip: (b) => importing.has(`${b.tenant_id}/${b.space_id}`),
     ...(options.progress ? { projected: async () => (await options.progress!()).projected } : {}),
   });

@@ -18,7 +18,12 @@ import {
   type TopicFailureCode,
 } from '@stratagate/domain';
 import { newRecord, type MessageLog } from '@stratagate/log';
-import type { ModelPort, TopicEntity, TopicSourceEvent } from '@stratagate/model';
+import {
+  createOfflineProvider,
+  type ModelPort,
+  type TopicEntity,
+  type TopicSourceEvent,
+} from '@stratagate/model';
 import {
   eventsWithoutTopic,
   GRAPH_NODE_CITED_EVENTS,
@@ -153,6 +158,8 @@ export interface TopicJobsOptions {
   now: () => Date;
   timeoutMs: number;
   batchSize: number;
+  /** `offline`: the offline builder, whatever the model; `model`: the model's `buildTopics`. */
+  builder: 'offline' | 'model';
   /** Spaces whose jobs wait (a space being imported, ADR 0045). */
   skip: (space: { tenant_id: string; space_id: string }) => boolean;
   /** How far the projector is, on a log with one global order; absent on Kafka. */
@@ -173,6 +180,10 @@ const retryAt = (now: Date, attempt: number) =>
 export function createTopicJobs(options: TopicJobsOptions) {
   const { db, log, model, now } = options;
   let quietUntil = -Infinity;
+  const build =
+    options.builder === 'model' && model.buildTopics
+      ? model.buildTopics.bind(model)
+      : createOfflineProvider().buildTopics!;
 
   /** The space's last record is projected: what the job reads is the whole space (ADR 0045). */
   async function settled(schema: string, space: SpaceRef): Promise<boolean> {
@@ -310,7 +321,7 @@ export function createTopicJobs(options: TopicJobsOptions) {
     let record: MemoryRecord;
     try {
       const pick = (ids: readonly string[]) => [...ids.slice(0, 3), ...ids.slice(3).slice(-3)];
-      const result = await model.buildTopics!(
+      const result = await build(
         {
           events: events.map((e) => sourceEvent(e, entities.get(e.event_id) ?? [])),
           candidates: candidates.map((c) => ({
@@ -423,7 +434,6 @@ export function createTopicJobs(options: TopicJobsOptions) {
   return {
     /** Runs one batch for each due space; returns how many records it appended. */
     async run(schema: string, signal: AbortSignal): Promise<number> {
-      if (!model.buildTopics) return 0;
       const at = performance.now();
       if (at < quietUntil) return 0;
       const due = await dueTopicSpaces(
