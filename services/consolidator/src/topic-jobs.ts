@@ -38,7 +38,7 @@ const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).with
 
 /** MM-TOP-8: an event longer than this is cut for the prompt and backs only scope paragraphs. */
 const CUT_ABOVE_CHARS = 10_000;
-/** After a scan that found nothing due, the next waits this long (the scan reads every event). */
+/** After a scan that ran nothing, the next waits this long (the scan reads every event). */
 const LOOK_EVERY_MS = 2_000;
 
 /**
@@ -443,14 +443,15 @@ export function createTopicJobs(options: TopicJobsOptions) {
         options.batchSize,
         model.proposeGraph !== undefined,
       );
-      // Nothing to do: the scan waits a while before it looks again.
-      if (due.length === 0) quietUntil = at + LOOK_EVERY_MS;
       let ran = 0;
       for (const space of due) {
         if (signal.aborted) break;
         if (options.skip(space)) continue;
         if (await runSpace(schema, space, signal)) ran += 1;
       }
+      // Nothing ran (nothing due, or every due space still waiting for its last record): the
+      // scan waits a while before it looks again.
+      if (ran === 0) quietUntil = at + LOOK_EVERY_MS;
       return ran;
     },
   };
