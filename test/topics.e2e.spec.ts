@@ -17,9 +17,9 @@ const SPACE = 'topics-s1';
 describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
   let t: TestNode;
   let schema: string;
-  const rm = () => (t.node.database.db as Kysely<ReadModelTables>).withSchema(schema);
-  const topics = async () =>
-    (await rm()
+  const rm = (name = schema) => (t.node.database.db as Kysely<ReadModelTables>).withSchema(name);
+  const topics = async (name = schema) =>
+    (await rm(name)
       .selectFrom('topics')
       .selectAll()
       .where('tenant_id', '=', 'local')
@@ -144,15 +144,7 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
       .filter((r) => r !== null);
     // The projection is handed no model: whatever it builds comes from the records.
     await db.transaction().execute((trx) => createCoreProjection().handle(trx, replay, records));
-    const again = (await (db as Kysely<ReadModelTables>)
-      .withSchema(replay)
-      .selectFrom('topics')
-      .selectAll()
-      .where('tenant_id', '=', 'local')
-      .where('space_id', '=', SPACE)
-      .orderBy('created_at')
-      .orderBy('topic_id')
-      .execute()) as TopicRow[];
+    const again = await topics(replay);
     const strip = (rows: TopicRow[]) => rows.map(({ applied_position: _p, ...rest }) => rest);
     expect(strip(again)).toEqual(strip(await topics()));
     expect(again.length).toBeGreaterThan(0);
