@@ -18,34 +18,35 @@ const content = pastedText(target);
 const MESSAGE_CHARS = 190_000;
 const t = await startTestNode('big_turn');
 try {
-  const space = '/v1/spaces/big';
+  const spaceId = 'big';
   const t0 = performance.now();
-  const res = await t.request('POST', `${space}/turns`, {
-    turnId: 'big-1',
-    threadId: 's1',
-    occurredAt: '2026-11-30T10:00:00Z',
-    messages: [
-      ...Array.from({ length: Math.ceil(content.length / MESSAGE_CHARS) }, (_, i) => ({
-        role: 'user',
-        name: 'Lee',
-        content: content.slice(i * MESSAGE_CHARS, (i + 1) * MESSAGE_CHARS),
-      })),
-      { role: 'assistant', content: 'Noted.' },
-    ],
+  await t.client.call('recordTurn', {
+    spaceId,
+    body: {
+      turnId: 'big-1',
+      threadId: 's1',
+      occurredAt: '2026-11-30T10:00:00Z',
+      messages: [
+        ...Array.from({ length: Math.ceil(content.length / MESSAGE_CHARS) }, (_, i) => ({
+          role: 'user' as const,
+          name: 'Lee',
+          content: content.slice(i * MESSAGE_CHARS, (i + 1) * MESSAGE_CHARS),
+        })),
+        { role: 'assistant' as const, content: 'Noted.' },
+      ],
+    },
   });
-  if (res.status !== 202) throw new Error(`turn: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   const acked = performance.now();
-  const closed = await t.request('POST', `${space}/threads/s1/close`);
-  if (closed.status !== 200 && closed.status !== 202) throw new Error(`close: ${closed.status}`);
-  await t.settle('big', undefined, 600_000);
+  await t.client.call('closeThread', { spaceId, threadId: 's1' });
+  await t.client.waitUntilSettled(spaceId, { timeoutMs: 600_000 });
   const settled = performance.now();
-  const events = await t.request('GET', `${space}/memory-events?limit=200`);
+  const events = await t.client.call('listMemoryEvents', { spaceId, limit: 200 });
   console.log(
     JSON.stringify({
       chars: content.length,
       ackSeconds: Math.round(acked - t0) / 1000,
       settleSeconds: Math.round(settled - acked) / 1000,
-      events: (events.body.events as unknown[]).length,
+      events: events.events.length,
     }),
   );
 } finally {

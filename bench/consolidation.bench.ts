@@ -30,18 +30,20 @@ try {
   const rng = prng(37);
   for (const space of spaces) {
     const settings = { blockSize: Number(values['block-size']) };
-    await t.request('PUT', `/v1/spaces/${space}/settings`, settings);
+    await t.client.call('configureSpace', { spaceId: space, body: settings });
     const speaker = speakerFor(rng);
     for (let i = 0; i < turns; i += 1) {
-      const res = await t.request('POST', `/v1/spaces/${space}/turns`, {
-        turnId: `t${i}`,
-        threadId: 'import',
-        occurredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
-        messages: generateTurn(rng, speaker),
+      await t.client.call('recordTurn', {
+        spaceId: space,
+        body: {
+          turnId: `t${i}`,
+          threadId: 'import',
+          occurredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+          messages: generateTurn(rng, speaker),
+        },
       });
-      if (res.status !== 202) throw new Error(`turn: ${res.status} ${JSON.stringify(res.body)}`);
     }
-    await t.request('POST', `/v1/spaces/${space}/threads/import/close`);
+    await t.client.call('closeThread', { spaceId: space, threadId: 'import' });
   }
   await t.node.projector!.catchUp();
   const consolidator = createConsolidator({
@@ -57,7 +59,7 @@ try {
   await consolidator.stop();
   let blocks = 0;
   for (const space of spaces) {
-    blocks += (await t.request('GET', `/v1/spaces/${space}/status`)).body.blocks.total as number;
+    blocks += (await t.client.call('getSpaceStatus', { spaceId: space })).blocks.total;
   }
   console.log(
     JSON.stringify({

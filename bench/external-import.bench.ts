@@ -22,19 +22,12 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const turns = Number(values.turns);
 const SPACE = 'bench-import';
-const P = `/v1/spaces/${SPACE}`;
 
 const ms = (t0: number) => performance.now() - t0;
 const stats = (samples: number[]) => {
   const s = summarize(samples);
   return { n: s.n, p50: round(s.p50), p95: round(s.p95), max: round(s.max) };
 };
-
-async function ok(res: Promise<{ status: number; body: unknown }>, what: string) {
-  const r = await res;
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body as Record<string, unknown>;
-}
 
 const NEW_TOPICS = ['hiking', 'violin', 'sourdough', 'chess', 'kayaking', 'pottery', 'ceramics'];
 
@@ -58,21 +51,21 @@ const t: TestNode = await startTestNode('import_bench');
 try {
   const rng = prng(47);
   const speaker = speakerFor(rng);
-  await ok(t.request('PUT', `${P}/settings`, { blockSize: 6 }), 'settings');
+  const sg = t.client;
+  await sg.call('configureSpace', { spaceId: SPACE, body: { blockSize: 6 } });
   for (let i = 0; i < turns; i += 1) {
-    await ok(
-      t.request('POST', `${P}/turns`, {
+    await sg.call('recordTurn', {
+      spaceId: SPACE,
+      body: {
         turnId: `t${i}`,
         threadId: 'chat',
         occurredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
         messages: generateTurn(rng, speaker),
-      }),
-      'turn',
-    );
+      },
+    });
   }
   await t.settle(SPACE, undefined, 900_000);
-  const listed = await ok(t.request('GET', `${P}/memory-events?limit=100`), 'events');
-  const existing = listed.events as { title: string; summary: string }[];
+  const existing = (await sg.call('listMemoryEvents', { spaceId: SPACE, limit: 100 })).events;
 
   const preview: number[] = [];
   const commit: number[] = [];
@@ -82,23 +75,24 @@ try {
   for (let r = 0; r < rounds; r += 1) {
     const importId = `bench-${r}`;
     let t0 = performance.now();
-    const view = await ok(
-      t.request('POST', `${P}/imports`, { importId, text: exportOf(r, existing) }),
-      'preview',
-    );
+    const view = await sg.call('previewImport', {
+      spaceId: SPACE,
+      body: { importId, text: exportOf(r, existing) },
+    });
     preview.push(ms(t0));
     counts = view.counts;
     t0 = performance.now();
-    await ok(
-      t.request('POST', `${P}/imports/${importId}/commit`, { baseRevision: view.baseRevision }),
-      'commit',
-    );
+    await sg.call('commitImport', {
+      spaceId: SPACE,
+      importId,
+      body: { baseRevision: view.baseRevision },
+    });
     commit.push(ms(t0));
     t0 = performance.now();
     await t.settle(SPACE, undefined, 900_000);
     graph.push(ms(t0));
     t0 = performance.now();
-    await ok(t.request('POST', `${P}/imports/${importId}/undo`), 'undo');
+    await sg.call('undoImport', { spaceId: SPACE, importId });
     undo.push(ms(t0));
   }
   console.log(

@@ -14,6 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { StrataGateError, type OperationInput } from '@stratagate/client';
 import { startTestNode, type TestNode } from '../test/harness.ts';
 import { generateTurn, prng, speakerFor } from './search-corpus.ts';
 import { round, summarize } from './stats.ts';
@@ -72,45 +73,45 @@ const FACTS = [
 ];
 
 const ms = (t0: number) => performance.now() - t0;
+type ProfileField = OperationInput<'editProfileField'>['body']['field'];
+
 const stats = (samples: number[]) => {
   const s = summarize(samples);
   return { n: s.n, p50: round(s.p50), p95: round(s.p95), max: round(s.max) };
 };
 
-async function expectOk(res: Promise<{ status: number; body: unknown }>, what: string) {
-  const r = await res;
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r;
-}
-
 async function seed(t: TestNode, space: string) {
   const rng = prng(50);
   const speaker = speakerFor(rng);
-  await expectOk(t.request('PUT', `/v1/spaces/${space}/settings`, { blockSize: 6 }), 'settings');
+  await t.client.call('configureSpace', { spaceId: space, body: { blockSize: 6 } });
   for (let i = 0; i < turns; i += 1) {
-    await expectOk(
-      t.request('POST', `/v1/spaces/${space}/turns`, {
+    await t.client.call('recordTurn', {
+      spaceId: space,
+      body: {
         turnId: `t${i}`,
         threadId: 'chat',
         occurredAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
         messages: generateTurn(rng, speaker),
-      }),
-      'turn',
-    );
+      },
+    });
   }
 }
 
-async function timedAll(calls: (() => Promise<{ status: number; body: unknown }>)[]) {
+async function timedAll(calls: (() => Promise<{ outcome: string }>)[]) {
   const latencies: number[] = [];
   const outcomes: Record<string, number> = {};
   const t0 = performance.now();
   await Promise.all(
     calls.map(async (call) => {
       const c0 = performance.now();
-      const res = await call();
       // A refusal is counted by its code (without the per-space order, `memory_busy` appears).
-      const body = res.body as { outcome?: string; error?: { code: string } };
-      const outcome = body.outcome ?? `${res.status} ${body.error?.code}`;
+      const outcome = await call().then(
+        (res) => res.outcome,
+        (error: unknown) => {
+          if (!(error instanceof StrataGateError)) throw error;
+          return `${error.status} ${error.code}`;
+        },
+      );
       latencies.push(ms(c0));
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     }),
@@ -123,16 +124,17 @@ try {
   // Two spaces of the same conversation: one unbound, one bound to the full profile.
   await seed(t, 'plain');
   await seed(t, 'bound');
-  await expectOk(t.request('PUT', '/v1/profiles/caroline'), 'create');
+  const sg = t.client;
+  await sg.call('createProfile', { profileId: 'caroline' });
   let cityRevision: string | null = null;
   for (const [field, value] of Object.entries(FULL_PROFILE)) {
-    const res = await expectOk(
-      t.request('PATCH', '/v1/profiles/caroline', { field, value, expectedRevision: null }),
-      field,
-    );
-    if (field === 'currentCity') cityRevision = (res.body as { revision: string }).revision;
+    const res = await sg.call('editProfileField', {
+      profileId: 'caroline',
+      body: { field: field as ProfileField, value, expectedRevision: null },
+    });
+    if (field === 'currentCity') cityRevision = res.revision;
   }
-  await expectOk(t.request('PUT', '/v1/spaces/bound/settings', { profileId: 'caroline' }), 'bind');
+  await sg.call('configureSpace', { spaceId: 'bound', body: { profileId: 'caroline' } });
   await t.settle('plain', undefined, 600_000);
   await t.settle('bound', undefined, 600_000);
 
@@ -141,34 +143,33 @@ try {
   for (let i = 0; i < rounds; i += 1) {
     for (const space of ['plain', 'bound'] as const) {
       const t0 = performance.now();
-      const res = await expectOk(
-        t.request('POST', `/v1/spaces/${space}/threads/chat/recall`, {
-          message: 'What did we decide about the launch?',
-        }),
-        'recall',
-      );
+      const res = await sg.call('recall', {
+        spaceId: space,
+        threadId: 'chat',
+        body: { message: 'What did we decide about the launch?' },
+      });
       recall[space].push(ms(t0));
-      contextChars[space] = (res.body as { contextText: string }).contextText.length;
+      contextChars[space] = res.contextText.length;
     }
   }
 
   const patch: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
     const t0 = performance.now();
-    const res = await expectOk(
-      t.request('PATCH', '/v1/profiles/caroline', {
+    const res = await sg.call('editProfileField', {
+      profileId: 'caroline',
+      body: {
         field: 'currentCity',
         value: i % 2 === 0 ? 'Shanghai' : 'Beijing',
         expectedRevision: cityRevision,
-      }),
-      'patch',
-    );
+      },
+    });
     patch.push(ms(t0));
-    cityRevision = (res.body as { revision: string }).revision;
+    cityRevision = res.revision;
   }
 
   const remember = (space: string, content: string) => () =>
-    t.request('POST', `/v1/spaces/${space}/threads/chat/remember`, { content });
+    sg.call('remember', { spaceId: space, threadId: 'chat', body: { content } });
   const identical = await timedAll(
     Array.from({ length: 20 }, () =>
       remember('plain', 'Nightly snapshots of the analytics warehouse are kept for a month.'),
@@ -177,7 +178,7 @@ try {
   const distinct = await timedAll(FACTS.map((fact) => remember('plain', fact)));
   const spaces = Array.from({ length: 20 }, (_, i) => `r${i}`);
   for (const space of spaces) {
-    await expectOk(t.request('PUT', `/v1/spaces/${space}/settings`, { blockSize: 6 }), 'space');
+    await sg.call('configureSpace', { spaceId: space, body: { blockSize: 6 } });
   }
   const spread = await timedAll(spaces.map((space, i) => remember(space, FACTS[i]!)));
 

@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -43,8 +45,12 @@ async function connectHttp(t: TestNode, key: string, query = `?space=${SPACE}&th
 }
 
 /** A tool's answer as JSON, and whether it was an error. */
-async function use(client: Client, name: string, args: Json = {}) {
-  const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
+async function use(client: Client, name: string, args: Json = {}, timeoutMs?: number) {
+  const res = (await client.callTool(
+    { name, arguments: args },
+    undefined,
+    timeoutMs ? { timeout: timeoutMs } : {},
+  )) as CallToolResult;
   const first = res.content[0];
   const text = first && first.type === 'text' ? first.text : '';
   return { isError: res.isError === true, body: JSON.parse(text) as Json };
@@ -232,4 +238,89 @@ describe(`MCP server over Streamable HTTP and stdio (${describeBackend()})`, () 
       await stdio.close();
     }
   });
+
+  let lastStderr = () => '';
+  /** `stratagate mcp --in-process` on a data directory, over stdio; its stderr as text. */
+  async function connectInProcess(dataDir: string, key?: string) {
+    const env = { ...(process.env as Record<string, string>) };
+    delete env.DATABASE_URL; // the embedded store, whatever backend this suite runs on
+    delete env.STRATAGATE_API_KEY;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        join(import.meta.dirname, '../bin/stratagate.mjs'),
+        'mcp',
+        '--in-process',
+        '--data-dir',
+        dataDir,
+        '--space',
+        'local',
+        '--thread',
+        'agent',
+        ...(key ? ['--key', key] : []),
+      ],
+      env,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    lastStderr = () => stderr;
+    const client = new Client({ name: 'mcp-e2e-in-process', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, stderr: () => stderr };
+  }
+
+  it('serves the tools from a memory in its own process with `--in-process`', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sg-mcp-'));
+    try {
+      // A fresh directory: the memory makes its first key, tells it on stderr, and uses it.
+      const first = await connectInProcess(dataDir);
+      let key: string;
+      try {
+        const { tools } = await first.client.listTools();
+        expect(tools.map((tool) => tool.name).sort()).toEqual(AGENT_TOOLS);
+        // The first call waits for the memory to start (initdb of a fresh directory).
+        const remembered = await use(
+          first.client,
+          'remember',
+          { content: 'Caroline keeps her climbing shoes in the blue locker.', category: 'fact' },
+          240_000,
+        );
+        expect(remembered.body).toMatchObject({ outcome: 'ADDED', destination: 'event' });
+        key = /\b(sg_\S+)/.exec(first.stderr())![1]!;
+      } finally {
+        await first.client.close();
+      }
+      // Started again on the same directory with that key: what it remembered is still there.
+      const again = await connectInProcess(dataDir, key);
+      try {
+        let found: Json = {};
+        for (let i = 0; i < 100; i++) {
+          found = (await use(again.client, 'search_events', { query: 'climbing shoes locker' }))
+            .body;
+          if ((found.evidenceRefs as string[] | undefined)?.some((r) => r.startsWith('event:')))
+            break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(JSON.stringify(found)).toContain('blue locker');
+        expect(again.stderr()).not.toContain(key);
+      } finally {
+        await again.client.close();
+      }
+      // A key this store does not know is refused like on the API.
+      const stranger = await connectInProcess(dataDir, 'sg_notakey_0000000000000000');
+      try {
+        const refused = await use(stranger.client, 'search_events', { query: 'locker' }, 240_000);
+        expect(refused.isError).toBe(true);
+        expect(refused.body.error).toMatchObject({ code: 'unauthorized' });
+      } finally {
+        await stranger.client.close();
+      }
+    } catch (error) {
+      console.error(`stderr of stratagate mcp --in-process:\n${lastStderr()}`);
+      throw error;
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });

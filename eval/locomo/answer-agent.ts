@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { InvalidModelOutputError, ModelError } from '@stratagate/model';
+import type { OperationInput, StrataGate } from '@stratagate/client';
 // Not exported from @stratagate/model's index (yet): imported from its file.
 import { JsonChatOutputError, type JsonChat, type JsonChatCost } from '@stratagate/model';
 import {
@@ -30,11 +31,7 @@ import {
   type RecallView,
 } from './answer-prompts.ts';
 
-export type Api = (
-  method: 'GET' | 'POST' | 'PUT',
-  url: string,
-  body?: unknown,
-) => Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type AssessBody = Omit<OperationInput<'assessEvidence'>['body'], 'batchId'>;
 
 /** Agent-facing defaults of MM-RET (limit 6, raw scope space): what an agent gets unasked. */
 export const AGENT_SETTINGS = {
@@ -210,19 +207,14 @@ function rawText(hit: RawHit): string {
   return [line(hit.message), ...context.map((m) => `    context: ${line(m)}`)].join('\n');
 }
 
-function expectOk(res: { status: number; body: unknown }, what: string) {
-  if (res.status !== 200) {
-    throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-  }
-}
-
 /** Model failures are part of what is measured; anything else (the system, the harness) stops the run. */
 function isModelFailure(error: unknown): boolean {
   return error instanceof ModelError || error instanceof InvalidModelOutputError;
 }
 
 export interface AgentInput {
-  api: Api;
+  /** The API, with the key of the space's tenant. */
+  client: StrataGate;
   spaceId: string;
   /** A fresh thread per question and repeat: its batches are exactly this question's. */
   threadId: string;
@@ -233,8 +225,7 @@ export interface AgentInput {
 }
 
 export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
-  const { api, question, speakers, threadId } = input;
-  const base = `/v1/spaces/${input.spaceId}`;
+  const { client, spaceId, question, speakers, threadId } = input;
   const started = performance.now();
   const tokens = noTokens();
   const batches: BatchRecord[] = [];
@@ -268,36 +259,43 @@ export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
   }
 
   async function retrieve(step: { tool: AgentTool; query: string }): Promise<void> {
-    let res: { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let opened: { batchId: string; evidenceRefs: string[] };
     let items: EvidenceItem[];
     if (step.tool === 'expand_event') {
-      const id = encodeURIComponent(step.query);
-      res = await api('POST', `${base}/memory-events/${id}/expand`, { threadId });
-      expectOk(res, `expand ${step.query}`);
-      const e = res.body.event as EventView;
-      items = [{ ref: `event:${e.id}`, text: eventText(e, true) }];
-    } else if (step.tool === 'search_events') {
-      res = await api('POST', `${base}/threads/${threadId}/search/events`, {
-        query: step.query,
-        limit: AGENT_SETTINGS.searchEventsLimit,
+      const res = await client.call('expandEvent', {
+        spaceId,
+        eventId: step.query,
+        body: { threadId },
       });
-      expectOk(res, 'search/events');
-      const hits = res.body.hits as EventHit[];
+      const e = res.event as EventView;
+      items = [{ ref: `event:${e.id}`, text: eventText(e, true) }];
+      opened = res;
+    } else if (step.tool === 'search_events') {
+      const res = await client.call('searchEvents', {
+        spaceId,
+        threadId,
+        body: { query: step.query, limit: AGENT_SETTINGS.searchEventsLimit },
+      });
+      const hits = res.hits as EventHit[];
       for (const h of hits) knownEvents.add(h.id);
       items = hits.map((h) => ({ ref: h.ref, text: `event_id ${h.id} ${eventText(h)}` }));
+      opened = res;
     } else {
-      res = await api('POST', `${base}/threads/${threadId}/search/raw`, {
-        query: step.query,
-        limit: AGENT_SETTINGS.searchRawLimit,
-        scope: AGENT_SETTINGS.searchRawScope,
+      const res = await client.call('searchRawMessages', {
+        spaceId,
+        threadId,
+        body: {
+          query: step.query,
+          limit: AGENT_SETTINGS.searchRawLimit,
+          scope: AGENT_SETTINGS.searchRawScope,
+        },
       });
-      expectOk(res, 'search/raw');
-      items = (res.body.hits as RawHit[]).map((h) => ({ ref: h.ref, text: rawText(h) }));
+      items = (res.hits as RawHit[]).map((h) => ({ ref: h.ref, text: rawText(h) }));
+      opened = res;
     }
-    const refs = res.body.evidenceRefs as string[];
-    batches.push(openedBatch(res.body.batchId as string, step.tool, step.query, refs));
+    batches.push(openedBatch(opened.batchId, step.tool, step.query, opened.evidenceRefs));
     views.push({
-      batchId: res.body.batchId as string,
+      batchId: opened.batchId,
       tool: step.tool,
       query: step.query,
       items,
@@ -306,23 +304,23 @@ export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
 
   async function assess(
     batch: BatchRecord,
-    body: Record<string, unknown>,
+    body: AssessBody,
     by: 'model' | 'harness',
   ): Promise<void> {
-    const res = await api('POST', `${base}/threads/${threadId}/assess`, {
-      batchId: batch.batchId,
-      ...body,
+    const res = await client.call('assessEvidence', {
+      spaceId,
+      threadId,
+      body: { batchId: batch.batchId, ...body },
     });
-    expectOk(res, `assess ${batch.batchId}`);
     Object.assign(batch, {
       assessedBy: by,
       requestedVerdict: String(body.verdict),
-      verdict: res.body.verdict as string,
-      evidenceRefs: res.body.evidenceRefs as string[],
-      rejectedEvidenceRefs: (res.body.rejectedEvidenceRefs as unknown[]).length,
-      nextStrategy: res.body.nextStrategy as string,
-      fit: res.body.fit as string,
-      missing: res.body.missing as string,
+      verdict: res.verdict,
+      evidenceRefs: res.evidenceRefs,
+      rejectedEvidenceRefs: res.rejectedEvidenceRefs.length,
+      nextStrategy: res.nextStrategy,
+      fit: res.fit,
+      missing: res.missing,
     });
     const view = views.find((v) => v.batchId === batch.batchId);
     if (view) {
@@ -333,9 +331,12 @@ export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
   }
 
   try {
-    const recalled = await api('POST', `${base}/threads/${threadId}/recall`, { message: question });
-    expectOk(recalled, 'recall');
-    const memory = recalled.body.activatedMemory as {
+    const recalled = await client.call('recall', {
+      spaceId,
+      threadId,
+      body: { message: question },
+    });
+    const memory = recalled.activatedMemory as {
       events: EventView[];
       graphNodes: { name: string; type: string }[];
     };
@@ -413,9 +414,12 @@ export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
 
   // MM-GATE-10: every batch of the turn is assessed and closed before the answer is final. A
   // batch the model could not assess (it failed) is assessed by the harness as partial.
-  const open = await api('GET', `${base}/threads/${threadId}/batches?status=unresolved`);
-  expectOk(open, 'batches');
-  for (const b of open.body.batches as { batchId: string; evidenceRefs: string[] }[]) {
+  const open = await client.call('listEvidenceBatches', {
+    spaceId,
+    threadId,
+    status: 'unresolved',
+  });
+  for (const b of open.batches) {
     if (!batches.some((x) => x.batchId === b.batchId)) {
       // Opened by a call whose reply never arrived (the run stops on such errors; kept for safety).
       batches.push(openedBatch(b.batchId, 'search_events', '', b.evidenceRefs));
@@ -438,20 +442,22 @@ export async function answerQuestion(input: AgentInput): Promise<AgentOutcome> {
     const refs =
       batch.verdict === 'sufficient' ? batch.evidenceRefs.filter((r) => usedRefs.includes(r)) : [];
     const receiptId = `${threadId}:adopt:${batch.batchId}`;
-    const res = await api('POST', `${base}/threads/${threadId}/adopt`, {
-      batchId: batch.batchId,
-      receiptId,
-      evidence_refs: refs,
+    const res = await client.call('adoptEvidence', {
+      spaceId,
+      threadId,
+      body: { batchId: batch.batchId, receiptId, evidence_refs: refs },
     });
-    expectOk(res, `adopt ${batch.batchId}`);
     batch.receiptId = receiptId;
-    batch.adoptedRefs = res.body.evidenceRefs as string[];
-    batch.incremented = res.body.incremented as number;
-    batch.eventIds = res.body.eventIds as string[];
+    batch.adoptedRefs = res.evidenceRefs;
+    batch.incremented = res.incremented;
+    batch.eventIds = res.eventIds;
   }
-  const after = await api('GET', `${base}/threads/${threadId}/batches?status=unresolved`);
-  expectOk(after, 'batches');
-  const unresolvedAfter = (after.body.batches as { batchId: string }[]).map((b) => b.batchId);
+  const after = await client.call('listEvidenceBatches', {
+    spaceId,
+    threadId,
+    status: 'unresolved',
+  });
+  const unresolvedAfter = after.batches.map((b) => b.batchId);
   if (unresolvedAfter.length > 0) {
     throw new Error(`${threadId}: batches still unresolved before the answer: ${unresolvedAfter}`);
   }

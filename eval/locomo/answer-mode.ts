@@ -8,6 +8,7 @@
  * mention counts grew by exactly the adopted events.
  */
 import { performance } from 'node:perf_hooks';
+import type { OperationOutput } from '@stratagate/client';
 import { loadModelConfigFromEnv, MODEL_ENV, type OpenAiCompatibleConfig } from '@stratagate/model';
 import { createJsonChat } from '@stratagate/model';
 import type { TestNode } from '../../test/harness.ts';
@@ -110,15 +111,14 @@ export function createAnswerMode(options: AnswerModeOptions, log: (line: string)
   async function mentionCounts(node: TestNode, spaceId: string): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (let offset: number | null = 0; offset !== null;) {
-      const res = await node.request(
-        'GET',
-        `/v1/spaces/${spaceId}/memory-events?status=all&limit=200&offset=${offset}`,
-      );
-      if (res.status !== 200) throw new Error(`memory-events: HTTP ${res.status}`);
-      for (const e of res.body.events as { id: string; weight: { mentionCount: number } }[]) {
-        counts.set(e.id, e.weight.mentionCount);
-      }
-      offset = res.body.nextOffset as number | null;
+      const page: OperationOutput<'listMemoryEvents'> = await node.client.call('listMemoryEvents', {
+        spaceId,
+        status: 'all',
+        limit: 200,
+        offset,
+      });
+      for (const e of page.events) counts.set(e.id, e.weight.mentionCount);
+      offset = page.nextOffset;
     }
     return counts;
   }
@@ -147,8 +147,6 @@ export function createAnswerMode(options: AnswerModeOptions, log: (line: string)
       ] as const;
       const questions =
         limitQuestions === null ? ctx.questions : ctx.questions.slice(0, limitQuestions);
-      const api = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
-        node.request(method, url, body);
       const before = await mentionCounts(node, spaceId);
       const mine: AnswerRecord[] = [];
       for (let repeat = 1; repeat <= repeats; repeat++) {
@@ -159,7 +157,7 @@ export function createAnswerMode(options: AnswerModeOptions, log: (line: string)
               ? null
               : String(qa.adversarial_answer);
           const outcome = await answerQuestion({
-            api,
+            client: node.client,
             spaceId,
             threadId: `answer-r${repeat}-q${index}`,
             question: qa.question,

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import type { OperationOutput } from '@stratagate/client';
 import { fuseScores, NEIGHBOUR_SHARE, type ScoredHit } from '@stratagate/domain';
 import { startTestNode, type TestNode } from '../../test/harness.ts';
 import {
@@ -156,47 +157,24 @@ export interface LocomoEvalReport {
   answer?: AnswerReport;
 }
 
-interface Hit {
-  ref: string;
-  threadId: string;
-  turnRange: [number, number];
-  message: { messageId: string; content: string };
-}
-
-interface EventHit {
-  id: string;
-  sourceMessageIds: string[];
-  rankScore: number;
-}
-
-interface GraphHit {
-  provenanceEventIds: string[];
-  rankScore: number;
-}
+type Hit = OperationOutput<'searchRawMessages'>['hits'][number];
 
 /** Waits until the log is projected and no derivation job is pending (like TestNode.settle). */
 async function settle(t: TestNode, spaceId: string, timeoutMs = 15 * 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await t.request('GET', `/v1/spaces/${spaceId}/status`);
+    const s = await t.client.call('getSpaceStatus', { spaceId });
     const done =
-      s.status === 200 &&
-      s.body.projectedPosition >= s.body.logPosition &&
-      s.body.summaryJobs.pending === 0 &&
-      s.body.extractionJobs.pending === 0 &&
-      s.body.graphJobs.pending === 0 &&
-      s.body.blocks.pending === s.body.summaryJobs.failed;
+      s.projectedPosition >= s.logPosition &&
+      s.summaryJobs.pending === 0 &&
+      s.extractionJobs.pending === 0 &&
+      s.graphJobs.pending === 0 &&
+      s.blocks.pending === s.summaryJobs.failed;
     if (done) return;
     if (Date.now() > deadline) {
-      throw new Error(`space ${spaceId} did not settle: ${JSON.stringify(s.body)}`);
+      throw new Error(`space ${spaceId} did not settle: ${JSON.stringify(s)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function expectOk(res: { status: number; body: unknown }, what: string, status = 200) {
-  if (res.status !== status) {
-    throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   }
 }
 
@@ -230,7 +208,7 @@ class TurnMap {
     const known = this.byMessage.get(hit.message.messageId);
     if (known) return known;
     const index = Number(hit.ref.split(':').at(-1));
-    const turn = this.turnAt(hit.threadId, hit.turnRange[0] + index);
+    const turn = this.turnAt(hit.threadId, hit.turnRange[0]! + index);
     if (cut(turn.content, 500) !== hit.message.content) {
       throw new Error(`raw hit ${hit.ref} does not match ${turn.diaId}: ${hit.message.content}`);
     }
@@ -258,17 +236,17 @@ class TurnMap {
 }
 
 /** The turns a memory event cites, from its detail (read once per event). */
-async function eventTurns(t: TestNode, base: string, map: TurnMap, id: string): Promise<string[]> {
+async function eventTurns(
+  t: TestNode,
+  spaceId: string,
+  map: TurnMap,
+  id: string,
+): Promise<string[]> {
   const known = map.eventTurns.get(id);
   if (known) return known;
-  const detail = await t.request('GET', `${base}/memory-events/${id}`);
-  expectOk(detail, `memory-events/${id}`);
+  const detail = await t.client.call('getMemoryEvent', { spaceId, eventId: id });
   const turns: string[] = [];
-  for (const s of detail.body.sources as {
-    messageId: string;
-    threadId: string;
-    threadTurn: number;
-  }[]) {
+  for (const s of detail.sources) {
     const diaId = map.turnAt(s.threadId, s.threadTurn).diaId;
     map.learn(s.messageId, diaId);
     if (!turns.includes(diaId)) turns.push(diaId);
@@ -288,37 +266,39 @@ async function systemRanking(
   map: TurnMap,
   limit: number,
 ): Promise<{ fused: string[]; lists: Record<SearchList, string[]> }> {
-  const base = `/v1/spaces/${spaceId}`;
+  const where = { spaceId, threadId };
   const [events, raw, graph] = await Promise.all([
-    t.request('POST', `${base}/threads/${threadId}/search/events`, {
-      query,
-      limit: EVAL_SETTINGS.eventSearchLimit,
+    t.client.call('searchEvents', {
+      ...where,
+      body: { query, limit: EVAL_SETTINGS.eventSearchLimit },
     }),
-    t.request('POST', `${base}/threads/${threadId}/search/raw`, {
-      query,
-      limit: EVAL_SETTINGS.rawSearchLimit,
-      scope: EVAL_SETTINGS.rawSearchScope,
+    t.client.call('searchRawMessages', {
+      ...where,
+      body: {
+        query,
+        limit: EVAL_SETTINGS.rawSearchLimit,
+        scope: EVAL_SETTINGS.rawSearchScope,
+      },
     }),
-    t.request('POST', `${base}/threads/${threadId}/search/graph`, {
-      query,
-      limit: EVAL_SETTINGS.graphSearchLimit,
+    t.client.call('searchGraph', {
+      ...where,
+      body: { query, limit: EVAL_SETTINGS.graphSearchLimit },
     }),
   ]);
-  expectOk(events, 'search/events');
-  expectOk(raw, 'search/raw');
-  expectOk(graph, 'search/graph');
   const eventHits: ScoredHit[] = [];
-  for (const hit of events.body.hits as EventHit[]) {
-    eventHits.push({ units: await eventTurns(t, base, map, hit.id), score: hit.rankScore });
+  for (const hit of events.hits) {
+    eventHits.push({ units: await eventTurns(t, spaceId, map, hit.id), score: hit.rankScore });
   }
-  const rawHits: ScoredHit[] = (raw.body.hits as (Hit & { rankScore: number })[]).map((hit) => ({
+  const rawHits: ScoredHit[] = raw.hits.map((hit) => ({
     units: [map.rawHit(hit)],
     score: hit.rankScore,
   }));
   const graphHits: ScoredHit[] = [];
-  for (const hit of graph.body.hits as GraphHit[]) {
+  for (const hit of graph.hits) {
     const units: string[] = [];
-    for (const id of hit.provenanceEventIds) units.push(...(await eventTurns(t, base, map, id)));
+    for (const id of hit.provenanceEventIds) {
+      units.push(...(await eventTurns(t, spaceId, map, id)));
+    }
     graphHits.push({ units: [...new Set(units)], score: hit.rankScore });
   }
   const weights = EVAL_SETTINGS.listWeights;
@@ -527,38 +507,36 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
     for (const [ci, sample] of samples.entries()) {
       const tag = `[locomo ${ci + 1}/${samples.length} ${sample.sample_id}]`;
       const spaceId = `locomo-${sample.sample_id}`;
-      const base = `/v1/spaces/${spaceId}`;
       const sessions = sessionsOf(sample);
       const turns = sessions.flatMap((s) => s.turns);
-      expectOk(
-        await t.request('PUT', `${base}/settings`, { blockSize: EVAL_SETTINGS.blockSize }),
-        'settings',
-      );
+      await t.client.call('configureSpace', {
+        spaceId,
+        body: { blockSize: EVAL_SETTINGS.blockSize },
+      });
 
       const t0 = performance.now();
       let done = 0;
       for (const session of sessions) {
         for (const turn of session.turns) {
-          const res = await t.request('POST', `${base}/turns`, {
-            turnId: turn.diaId,
-            threadId: session.threadId,
-            occurredAt: turn.occurredAt,
-            messages: [{ role: 'user', name: turn.speaker, content: turn.content }],
+          const recorded = await t.client.call('recordTurn', {
+            spaceId,
+            body: {
+              turnId: turn.diaId,
+              threadId: session.threadId,
+              occurredAt: turn.occurredAt,
+              messages: [{ role: 'user', name: turn.speaker, content: turn.content }],
+            },
           });
-          expectOk(res, `turn ${turn.diaId}`, 202);
-          if (res.body.threadTurn !== turn.index) {
+          if (recorded.threadTurn !== turn.index) {
             throw new Error(
-              `turn ${turn.diaId} became thread turn ${res.body.threadTurn}, expected ${turn.index}`,
+              `turn ${turn.diaId} became thread turn ${recorded.threadTurn}, expected ${turn.index}`,
             );
           }
           done++;
           if (done % 100 === 0) log(`${tag} ingested ${done}/${turns.length} turns`);
         }
         if (EVAL_SETTINGS.closeSessions) {
-          const closed = await t.request('POST', `${base}/threads/${session.threadId}/close`);
-          if (closed.status !== 200 && closed.status !== 202) {
-            throw new Error(`close ${session.threadId}: HTTP ${closed.status}`);
-          }
+          await t.client.call('closeThread', { spaceId, threadId: session.threadId });
         }
       }
       turnsIngested += done;
@@ -727,21 +705,21 @@ const round = (x: number) => Math.round(x * 100) / 100;
 
 /** Events (active and superseded) and the graph's visible nodes, current facts and edges. */
 async function memoryCounts(t: TestNode, spaceId: string) {
-  const base = `/v1/spaces/${spaceId}`;
   let events = 0;
   for (let offset: number | null = 0; offset !== null;) {
-    const page = await t.request('GET', `${base}/memory-events?limit=200&offset=${offset}`);
-    expectOk(page, 'memory-events');
-    events += (page.body.events as unknown[]).length;
-    offset = page.body.nextOffset as number | null;
+    const page: OperationOutput<'listMemoryEvents'> = await t.client.call('listMemoryEvents', {
+      spaceId,
+      limit: 200,
+      offset,
+    });
+    events += page.events.length;
+    offset = page.nextOffset;
   }
   let graphNodes = 0;
   let facts = 0;
   const edges = new Set<string>();
   for (let offset = 0; ; offset += 100) {
-    const page = await t.request('GET', `${base}/graph/nodes?limit=100&offset=${offset}`);
-    expectOk(page, 'graph/nodes');
-    const nodes = page.body.nodes as { currentFacts: unknown[]; currentEdges: { id: string }[] }[];
+    const { nodes } = await t.client.call('listGraphNodes', { spaceId, limit: 100, offset });
     graphNodes += nodes.length;
     for (const n of nodes) {
       facts += n.currentFacts.length;

@@ -9,3 +9,4 @@ export * from './contract.ts';
 export * from './error-replies.ts';
 export * from './body-scan.ts';
 export * from './pages.ts';
+export * from './inject-fetch.ts';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { StrataGate } from '@stratagate/client';
 import {
   IdParam,
+  injectFetch,
   SpaceIdParam,
   unauthorized,
   type Principal,
@@ -19,28 +20,6 @@ const McpQuery = z.strictObject({
   space: SpaceIdParam.optional().describe('the space tools act on when a call names none'),
   thread: IdParam.optional().describe('the thread tools act on when a call names none'),
 });
-
-/** A fetch that answers from this app in process: the MCP tools' API calls never leave it. */
-export function injectFetch(app: TypedApp): typeof globalThis.fetch {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    const res = await app.inject({
-      method: request.method as 'GET',
-      url: url.pathname + url.search,
-      headers: Object.fromEntries(request.headers),
-      ...(payload ? { payload } : {}),
-    });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined)
-        headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
-    }
-    const empty = res.statusCode === 204 || res.statusCode === 304;
-    return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers });
-  };
-}
 
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: every POST is answered by a server made for

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
-import { ApiKeyStore } from '@stratagate/http';
-import { SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
+import pino from 'pino';
+import { ApiKeyStore, injectFetch } from '@stratagate/http';
+import { ProfileWriter, SpaceWriterService, WriterSnapshotStore } from '@stratagate/writer';
 import {
   abandonBuild,
   DEFAULT_GROUP_PREFIX,
@@ -274,30 +275,129 @@ withStoreOptions(keys.command('list').description('key ids, tenants and labels')
   },
 );
 
-program
-  .command('mcp')
-  .description(
-    "MCP server over stdio for an agent host: the memory's search, evidence and remember tools, calling the API at --url",
-  )
-  .option('--url <url>', 'the API root', process.env.STRATAGATE_URL ?? 'http://127.0.0.1:8787')
-  .option('--key <key>', 'an API key (default: STRATAGATE_API_KEY)')
-  .option('--space <id>', 'the space tools act on when a call names none')
-  .option('--thread <id>', 'the thread tools act on when a call names none')
-  .action(async (flags: { url: string; key?: string; space?: string; thread?: string }) => {
+withStoreOptions(
+  program
+    .command('mcp')
+    .description(
+      "MCP server over stdio for an agent host: the memory's search, evidence and remember tools, calling the API at --url, or a memory in this process with --in-process",
+    )
+    .option('--url <url>', 'the API root', process.env.STRATAGATE_URL ?? 'http://127.0.0.1:8787')
+    .option('--key <key>', 'an API key (default: STRATAGATE_API_KEY)')
+    .option(
+      '--in-process',
+      'run the memory in this process (the embedded store unless --database-url) instead of calling --url',
+    )
+    .option('--space <id>', 'the space tools act on when a call names none')
+    .option('--thread <id>', 'the thread tools act on when a call names none'),
+).action(
+  async (
+    flags: Flags & {
+      url: string;
+      key?: string;
+      inProcess?: boolean;
+      space?: string;
+      thread?: string;
+    },
+  ) => {
+    const scope = {
+      ...(flags.space ? { spaceId: flags.space } : {}),
+      ...(flags.thread ? { threadId: flags.thread } : {}),
+    };
+    // stdout carries the protocol: nothing else may be written to it.
+    const { serveMcpOverStdio } = await import('@stratagate/mcp');
+    if (flags.inProcess) {
+      await serveInProcessMcp(
+        configFrom(flags),
+        flags.key ?? process.env.STRATAGATE_API_KEY,
+        scope,
+      );
+      return;
+    }
     const apiKey = flags.key ?? process.env.STRATAGATE_API_KEY;
     if (!apiKey) {
       console.error('stratagate mcp: pass --key <api key> or set STRATAGATE_API_KEY');
       process.exit(2);
     }
-    // stdout carries the protocol: nothing else may be written to it.
-    const { serveMcpOverStdio } = await import('@stratagate/mcp');
-    await serveMcpOverStdio({
-      url: flags.url,
-      apiKey,
-      ...(flags.space ? { spaceId: flags.space } : {}),
-      ...(flags.thread ? { threadId: flags.thread } : {}),
-    });
+    await serveMcpOverStdio({ url: flags.url, apiKey, ...scope });
+  },
+);
+
+/**
+ * `stratagate mcp --in-process`: a whole node in this process (all roles, no HTTP listener)
+ * whose API the MCP tools reach through `inject`, so an agent host needs no server running. The
+ * protocol is answered at once and tool calls wait for the node, since a host gives up on a
+ * server that is slow to initialise. The key is checked as on the API; a fresh data directory
+ * makes its first key and uses it.
+ */
+async function serveInProcessMcp(
+  config: Config,
+  key: string | undefined,
+  scope: { spaceId?: string; threadId?: string },
+): Promise<void> {
+  const { serveMcpOverStdio } = await import('@stratagate/mcp');
+  const { StrataGate, NotFoundError } = await import('@stratagate/client');
+  const baseUrl = 'http://stratagate.internal';
+  const ensureSpace = async (client: InstanceType<typeof StrataGate>, spaceId: string) => {
+    try {
+      await client.call('getSpaceStatus', { spaceId });
+    } catch (error) {
+      if (!(error instanceof NotFoundError && error.code === 'space_not_found')) return;
+      await client.call('configureSpace', { spaceId, body: { profileId: 'default' } });
+    }
+  };
+  const lock = await claimDataDir(config, 'stratagate mcp --in-process');
+  const fail = async (message: string) => {
+    console.error(`stratagate mcp --in-process: ${message}`);
+    await lock?.release();
+    process.exit(2);
+  };
+  const started = startNode(config, {
+    listen: false,
+    // Logs go to stderr: stdout is the host's protocol channel.
+    logger: pino(
+      { level: config.STRATAGATE_LOG_LEVEL, redact: ['req.headers.authorization', '*.apiKey'] },
+      pino.destination(2),
+    ),
+  }).then(async (node) => {
+    const apiKey = key ?? node.createdKey;
+    if (!apiKey) {
+      await node.stop();
+      return fail(
+        'pass --key <api key> or set STRATAGATE_API_KEY (this store already has keys; `stratagate keys create` makes another)',
+      );
+    }
+    if (!key) {
+      console.error(
+        `API key for tenant '${config.STRATAGATE_TENANT}' (shown once, stored hashed; pass it with --key next time):\n  ${apiKey}`,
+      );
+    }
+    const fetch = injectFetch(node.http!);
+    // The space named with --space is this agent's memory: a fresh store makes it, so the first
+    // `remember` does not meet "space not found".
+    if (scope.spaceId) await ensureSpace(new StrataGate({ baseUrl, apiKey, fetch }), scope.spaceId);
+    return { node, apiKey, fetch };
   });
+  started.catch((error: unknown) => fail(`the memory did not start: ${(error as Error).message}`));
+  const client = new StrataGate({
+    baseUrl,
+    // The key the node was given or made; the request carries it once the node is up.
+    apiKey: key ?? 'pending',
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const ready = await started;
+      if (!ready) throw new Error('the memory did not start');
+      request.headers.set('authorization', `Bearer ${ready.apiKey}`);
+      return ready.fetch(request);
+    },
+  });
+  try {
+    await serveMcpOverStdio({ client, ...scope });
+  } finally {
+    const ready = await started.catch(() => undefined);
+    await ready?.node.stop();
+    await lock?.release();
+  }
+}
 
 withStoreOptions(
   program
@@ -626,6 +726,7 @@ withStoreOptions(
         keys,
         kafka,
         writer: new SpaceWriterService(log, { snapshots }),
+        profiles: new ProfileWriter(log),
         snapshots,
         liveSchema: async () => version.liveSchema,
         now: () => new Date(),

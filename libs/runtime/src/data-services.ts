@@ -8,7 +8,7 @@ import {
   type KafkaSource,
 } from '@stratagate/projector';
 import type { AnyDb, PostingCache } from '@stratagate/store';
-import type { SpaceWriterService, WriterSnapshots } from '@stratagate/writer';
+import type { ProfileWriter, SpaceWriterService, WriterSnapshots } from '@stratagate/writer';
 import type { Config } from './config.ts';
 
 /** The data service's dependencies, for a node's query role or a CLI command. */
@@ -20,6 +20,7 @@ export function dataServicesOf(options: {
   keys: DataKeyStore;
   kafka: KafkaSource | null;
   writer: SpaceWriterService;
+  profiles: ProfileWriter;
   snapshots: WriterSnapshots;
   postingCache?: PostingCache | null;
   liveSchema: () => Promise<string>;
@@ -34,6 +35,7 @@ export function dataServicesOf(options: {
     now: options.now,
     importLimitBytes: config.STRATAGATE_IMPORT_LIMIT_BYTES,
     writer: options.writer,
+    profiles: options.profiles,
     keys: options.keys,
     snapshots: options.snapshots,
     ...(options.postingCache ? { postingCache: options.postingCache } : {}),

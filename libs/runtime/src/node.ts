@@ -394,6 +394,7 @@ export async function startNode(
         keys: opened.keys,
         kafka,
         writer,
+        profiles: queryServices.profiles,
         snapshots: writerSnapshots,
         postingCache,
         liveSchema: () => readModel.get(),

@@ -10,10 +10,17 @@ import {
   type OpenAiCompatibleConfig,
 } from '@stratagate/model';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '@stratagate/model/testing';
+import { StrataGate } from '@stratagate/client';
+import { injectFetch } from '@stratagate/http';
 
 export interface TestNode {
   node: StrataGateNode;
   key: string;
+  /**
+   * The TypeScript client, with the node's key, answered in process (`inject`): typed calls by
+   * operationId with the client's errors. It sends no call twice, so a test sees every answer.
+   */
+  client: StrataGate;
   request(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     url: string,
@@ -86,9 +93,16 @@ export async function startTestNode(
     });
     return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
   };
+  const client = new StrataGate({
+    baseUrl: 'http://stratagate.test',
+    apiKey: key,
+    fetch: injectFetch(node.http!),
+    retries: 0,
+  });
   return {
     node,
     key,
+    client,
     request,
     async settle(spaceId, asKey = key, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

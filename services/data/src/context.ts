@@ -1,7 +1,7 @@
 import type { SpaceRef } from '@stratagate/domain';
 import type { DataKeyStore, MessageLog } from '@stratagate/log';
 import type { AnyDb, PostingCache } from '@stratagate/store';
-import type { SpaceWriterService, WriterSnapshots } from '@stratagate/writer';
+import type { ProfileWriter, SpaceWriterService, WriterSnapshots } from '@stratagate/writer';
 import type { ImportServices } from './imports.ts';
 
 /** What the data service (export, import, erasure) is built from, once per process. */
@@ -17,6 +17,8 @@ export interface DataServices {
   tmpDir?: string;
   /** The process's space writer: an erasure's record goes through the space's lock. */
   writer: SpaceWriterService;
+  /** The process's profile writer: an erasure expires the proposals made in what it erases. */
+  profiles: ProfileWriter;
   /** The data keys an erasure deletes. */
   keys: DataKeyStore;
   /** The writers' snapshots, which an erasure drops for the space. */

@@ -6,6 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SpaceRef } from '@stratagate/domain';
 import { AppError, notFound } from '@stratagate/http';
+import { awaitProjection, queryContext } from '@stratagate/query';
 import type { DataServices } from './context.ts';
 import { ExportFileInvalid } from './transfer/export-format.ts';
 import { exportSpace } from './transfer/export-space.ts';
@@ -31,11 +32,19 @@ export async function importSpaceFile(
   try {
     const file = join(dir, 'export.ndjson');
     await stage(body, file, ctx.importLimitBytes);
+    const query = ctx.imports?.query;
     return await importSpace({
       log: ctx.log,
       db: ctx.db,
       target: space,
       open: () => createReadStream(file),
+      // The mark stays until the query role's read model holds the copy (then the reply).
+      ...(query
+        ? {
+            untilProjected: async (position: number) =>
+              awaitProjection(await queryContext(query), space, position, PROJECTION_WAIT_MS),
+          }
+        : {}),
     });
   } catch (error) {
     if (error instanceof ExportFileInvalid) {
@@ -46,6 +55,12 @@ export async function importSpaceFile(
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * How long an import's reply waits for the read model to hold the copy. Past it the records are
+ * in the log and the space stays marked: the same file sent again finds them and waits again.
+ */
+const PROJECTION_WAIT_MS = 30 * 60_000;
 
 /** Copies the request body to `file`, refusing more than `limit` bytes. */
 async function stage(body: unknown, file: string, limit: number): Promise<void> {

@@ -105,6 +105,17 @@ async function applyRows(
     }
     case 'ProfileProposalResolved': {
       const d = record.data;
+      if (d.reason === 'erased') {
+        // Its conversation was erased (ADR 0046): forgotten, as a replay that reads the
+        // proposal as erased never writes it.
+        await rm
+          .deleteFrom('profile_proposals')
+          .where('tenant_id', '=', tenantId)
+          .where('profile_id', '=', d.profileId)
+          .where('proposal_id', '=', d.proposalId)
+          .execute();
+        return;
+      }
       await rm
         .updateTable('profile_proposals')
         .set({

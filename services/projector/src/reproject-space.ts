@@ -1,5 +1,11 @@
 import { sql } from 'kysely';
-import { decodeRecord, type SpaceRef, type StoredRecord } from '@stratagate/domain';
+import {
+  decodeRecord,
+  isProfileStream,
+  PROFILE_STREAM_PREFIX,
+  type SpaceRef,
+  type StoredRecord,
+} from '@stratagate/domain';
 import type { MessageLog } from '@stratagate/log';
 import { assertSchemaName, type AnyDb } from '@stratagate/store';
 import { readCheckpoint } from './checkpoints.ts';
@@ -127,21 +133,28 @@ async function readWholeSpace(log: MessageLog, space: SpaceRef): Promise<StoredR
 
 /**
  * Deletes every row of `space` from every table of `schema` that has the space's columns: the
- * projections' tables, the search index and whatever a later projection adds.
+ * projections' tables, the search index and whatever a later projection adds. A profile's stream
+ * (ADR 0050) makes rows keyed by the profile instead: every table with the profile's columns and
+ * none of a space's (a space's binding names a profile too, and stays).
  */
 export async function deleteSpaceRows(trx: AnyDb, schema: string, space: SpaceRef): Promise<void> {
   assertSchemaName(schema);
+  const [column, id] = isProfileStream(space.spaceId)
+    ? ['profile_id', space.spaceId.slice(PROFILE_STREAM_PREFIX.length)]
+    : ['space_id', space.spaceId];
   const { rows } = await sql<{ table_name: string }>`
     select c.table_name from information_schema.columns c
     join information_schema.tables t
       on t.table_schema = c.table_schema and t.table_name = c.table_name
     where c.table_schema = ${schema} and t.table_type = 'BASE TABLE'
-      and c.column_name in ('tenant_id', 'space_id')
-    group by c.table_name having count(*) = 2
+      and c.column_name in ('tenant_id', ${column}, 'space_id')
+    group by c.table_name
+    having count(*) = 2 and bool_or(c.column_name = 'tenant_id')
+      and bool_or(c.column_name = ${column})
     order by c.table_name`.execute(trx);
   for (const { table_name } of rows) {
     await sql`delete from ${sql.id(schema, table_name)}
-      where tenant_id = ${space.tenantId} and space_id = ${space.spaceId}`.execute(trx);
+      where tenant_id = ${space.tenantId} and ${sql.ref(column)} = ${id}`.execute(trx);
   }
 }
 

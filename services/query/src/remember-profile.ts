@@ -7,6 +7,7 @@ import {
   type SpaceRef,
   type StoredRecord,
 } from '@stratagate/domain';
+import { conflict } from '@stratagate/http';
 import type { QueryContext } from './context.ts';
 import {
   appliedNote,
@@ -32,6 +33,10 @@ function routed(
     requestId: fields.requestId ?? `remember_${randomUUID().replace(/-/g, '')}`,
   };
 }
+
+/** The first call of a retried request was erased since (ADR 0046): nothing to answer with. */
+export const requestErased = (requestId: string | undefined) =>
+  conflict('request_erased', `requestId '${requestId}' was erased; send a new one`);
 
 /** MM-REM-6: a one-off request stays in the conversation, where it already is. */
 export function keptInConversation(rule: string, requestId: string | undefined): RememberReply {
@@ -122,6 +127,7 @@ export async function rememberInProfile(
     });
   } catch (error) {
     if (error instanceof DuplicateProfileRequest) {
+      if (error.existing.erased) throw requestErased(input.requestId);
       const replayed = replayProfile(error.existing, input, profileId);
       if (replayed) return replayed;
     }

@@ -26,7 +26,12 @@ import { lastBlockMessageIds } from './read-model/blocks.queries.ts';
 import { getEvents } from './read-model/events.queries.ts';
 import { openTail, threadBlocks } from './read-model/threads.queries.ts';
 import type { RememberBody, RememberReply } from './remember.schema.ts';
-import { keptInConversation, rememberInProfile, replayProfile } from './remember-profile.ts';
+import {
+  keptInConversation,
+  rememberInProfile,
+  replayProfile,
+  requestErased,
+} from './remember-profile.ts';
 import { getProfileRow } from './read-model/profiles.queries.ts';
 import { profileValues, streamOf } from './profiles.ts';
 import { requireSpace } from './spaces.ts';
@@ -176,13 +181,7 @@ async function rememberEvent(
             }),
     );
     if (outcome.status === 'duplicate') {
-      // The first call was erased since (ADR 0046): there is nothing to answer it with.
-      if (outcome.existing.erased) {
-        throw conflict(
-          'request_erased',
-          `requestId '${body.requestId}' was erased; send a new one`,
-        );
-      }
+      if (outcome.existing.erased) throw requestErased(body.requestId);
       return replay(outcome.existing, body, null);
     }
     const stored = outcome.records[0];
@@ -326,6 +325,7 @@ async function provenanceOf(
 }
 
 function replay(stored: StoredRecord, body: RememberBody, profileId: string | null): RememberReply {
+  if (stored.erased) throw requestErased(body.requestId);
   if (stored.type !== 'AgentMemoryRecorded') {
     // A retried request that went to the profile: its record is the change or the proposal.
     const replayed = profileId ? replayProfile(stored, body, profileId) : null;

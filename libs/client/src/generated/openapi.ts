@@ -617,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Import an export file into a space
-         * @description Send the file of `GET …/export` as the body (`application/x-ndjson`). The whole file is checked before anything is written: a changed, cut or foreign file is refused with the line where it failed, and the space stays as it was. The space must be empty, or hold the first records of this same import (an earlier run was interrupted: it resumes). Ids are rewritten when the space is another than the source.
+         * @description Send the file of `GET …/export` as the body (`application/x-ndjson`). The whole file is checked before anything is written: a changed, cut or foreign file is refused with the line where it failed, and the space stays as it was. The space must be empty, or hold the first records of this same import (an earlier run was interrupted: it resumes). Ids are rewritten when the space is another than the source. The reply comes once the space's read model holds the whole copy; until then no model job runs for the space.
          */
         post: operations["importSpace"];
         delete?: never;
@@ -12364,6 +12364,40 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal",
                      *         "message": "internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The records are in, and the read model has not caught up with them within 30 minutes; send the same file again to wait for it (`projection_lagging`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "projection_lagging",
+                     *         "message": "the read model has not caught up yet; retry shortly"
                      *       }
                      *     }
                      */

@@ -32,7 +32,7 @@ export function decideCreateProfile(state: ProfileState): RecordOf<'ProfileCreat
 /** Pending proposals an edit or a new proposal expires (MM-PRO-4: "other edits do not"). */
 export function expirePending(
   state: ProfileState,
-  reason: 'other_edit' | 'replaced',
+  reason: 'other_edit' | 'replaced' | 'erased',
   at: string,
   only?: (p: PendingProposal) => boolean,
 ): Resolved[] {
@@ -250,4 +250,24 @@ export function decideProposalAnswer(
     (o) => o.proposalId !== p.proposalId && o.field === p.field,
   );
   return [changed, resolved('applied', 'agreed'), ...others];
+}
+
+/**
+ * ADR 0046: the pending proposals made in a space, or in one of its threads, that is being erased.
+ * They are expired before the conversation's keys go, so no writer's folded state can apply one
+ * later; once the keys are gone the proposals themselves read as erased.
+ */
+export function decideForgetProposals(
+  state: ProfileState,
+  from: { spaceId: string; threadId: string | null },
+  at: string,
+): Resolved[] {
+  return expirePending(
+    state,
+    'erased',
+    at,
+    (p) =>
+      p.origin.spaceId === from.spaceId &&
+      (from.threadId === null || p.origin.threadId === from.threadId),
+  );
 }

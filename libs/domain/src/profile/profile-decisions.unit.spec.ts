@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryRecord } from '../records/record-types.ts';
 import {
   decideCreateProfile,
+  decideForgetProposals,
   decideProfileEdit,
   decideProposal,
   decideProposalAnswer,
@@ -292,5 +293,54 @@ describe('decideProposal and its answer (MM-PRO-4)', () => {
         data: expect.objectContaining({ outcome: 'expired', reason: 'other_edit' }),
       },
     ]);
+  });
+});
+
+describe('decideForgetProposals (ADR 0046)', () => {
+  const origin = (spaceId: string, threadId: string, afterThreadTurn: number) => ({
+    spaceId,
+    threadId,
+    turnId: null,
+    afterThreadTurn,
+  });
+  const state = initialProfileState('default');
+  for (const cmd of [
+    propose(),
+    propose({
+      proposalId: 'prop_2',
+      field: 'homeCity',
+      value: 'Harbin',
+      origin: origin('s1', 'chat', 3),
+    }),
+    propose({
+      proposalId: 'prop_3',
+      field: 'currentCity',
+      value: 'Dalian',
+      origin: origin('s1', 'other', 1),
+    }),
+    propose({
+      proposalId: 'prop_4',
+      field: 'longTermGoals',
+      value: 'Run',
+      origin: origin('s2', 'chat', 1),
+    }),
+  ]) {
+    for (const r of records(decideProposal(state, cmd))) evolveProfile(state, r, state.version + 1);
+  }
+  const forgotten = (from: { spaceId: string; threadId: string | null }) =>
+    decideForgetProposals(state, from, AT).map((r) => {
+      expect(r.data).toMatchObject({ outcome: 'expired', reason: 'erased', answerMessageId: null });
+      return r.data.proposalId;
+    });
+
+  it("expires the pending proposals of the erased thread only, or all of the erased space's", () => {
+    expect(state.pending.size).toBe(4);
+    expect(forgotten({ spaceId: 's1', threadId: 'chat' }).sort()).toEqual(['prop_1', 'prop_2']);
+    expect(forgotten({ spaceId: 's1', threadId: null }).sort()).toEqual([
+      'prop_1',
+      'prop_2',
+      'prop_3',
+    ]);
+    expect(forgotten({ spaceId: 's3', threadId: null })).toEqual([]);
   });
 });

@@ -69,8 +69,11 @@ export const ProfileChangeProposed = z.object({
 });
 
 export const ProposalOutcome = z.enum(['applied', 'expired']);
-/** agreed: applied; not_agreed: the next message did not agree; other_edit / replaced: superseded. */
-export const ProposalReason = z.enum(['agreed', 'not_agreed', 'other_edit', 'replaced']);
+/**
+ * agreed: applied; not_agreed: the next message did not agree; other_edit / replaced: superseded;
+ * erased: the conversation it was made in was erased (ADR 0046), and the proposal is forgotten.
+ */
+export const ProposalReason = z.enum(['agreed', 'not_agreed', 'other_edit', 'replaced', 'erased']);
 
 export const ProfileProposalResolved = z.object({
   type: z.literal('ProfileProposalResolved'),

@@ -21,6 +21,13 @@ export interface SealedPart {
   path: readonly (string | number)[];
   subjects: readonly SealingSubject[];
   need?: 'any' | 'all';
+  /**
+   * The space of the same tenant whose subjects these are, when not the record's own: a profile
+   * record (its own stream) sealed under the key of the conversation it came from.
+   */
+  space?: string;
+  /** Once its keys are gone the part reads as null; without it the whole record reads as erased. */
+  orNull?: true;
 }
 
 export interface SealingPlan {
@@ -136,7 +143,40 @@ export function sealingPlan(type: string, data: unknown, metadata: RecordMetadat
       });
       return { outer, parts };
     }
+    case 'ProfileChangeProposed': {
+      // Made in a conversation: the proposal, its value and the words it quotes go with it.
+      const origin = d.origin as Json | null | undefined;
+      return {
+        outer,
+        parts: conversationOf(origin).map((c) => ({ path: [], ...c })),
+      };
+    }
+    case 'ProfileFieldChanged': {
+      // The setting stays the user's; where it was said goes with the conversation.
+      const origin = d.origin as Json | null | undefined;
+      return {
+        outer,
+        parts: conversationOf(origin).flatMap((c) =>
+          ['sourceMessageId', 'origin', 'proposalId'].map((field) => ({
+            path: [field],
+            ...c,
+            orNull: true as const,
+          })),
+        ),
+      };
+    }
     default:
       return { outer, parts: [] };
   }
+}
+
+/** The key of the thread a profile record came from, in its own space, if it names one. */
+function conversationOf(
+  origin: Json | null | undefined,
+): { subjects: SealingSubject[]; space: string }[] {
+  const spaceId = origin?.spaceId;
+  const threadId = origin?.threadId;
+  return typeof spaceId === 'string' && typeof threadId === 'string'
+    ? [{ subjects: [threadSubject(threadId)], space: spaceId }]
+    : [];
 }

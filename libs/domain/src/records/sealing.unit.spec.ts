@@ -100,4 +100,29 @@ describe('sealing plans (ADR 0046)', () => {
       { path: ['warnings', 0], subjects: ['event:evt_1', 'event:evt_2'] },
     ]);
   });
+
+  it("seals a profile record made in a conversation under that conversation's thread", () => {
+    const origin = { spaceId: 'home', threadId: 'chat' };
+    expect(
+      sealingPlan(
+        'ProfileChangeProposed',
+        { proposalId: 'p', origin: { ...origin, turnId: null, afterThreadTurn: 1 } },
+        meta(),
+      ),
+    ).toEqual({
+      outer: 'space',
+      parts: [{ path: [], subjects: ['thread:chat'], space: 'home' }],
+    });
+    const changed = sealingPlan('ProfileFieldChanged', { origin, sourceMessageId: 'm' }, meta());
+    expect(changed.parts).toEqual(
+      ['sourceMessageId', 'origin', 'proposalId'].map((field) => ({
+        path: [field],
+        subjects: ['thread:chat'],
+        space: 'home',
+        orNull: true,
+      })),
+    );
+    // Set in the settings: nothing of a conversation in it.
+    expect(sealingPlan('ProfileFieldChanged', { origin: null }, meta()).parts).toEqual([]);
+  });
 });

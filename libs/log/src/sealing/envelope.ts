@@ -20,6 +20,8 @@ export interface Envelope {
    * memory events, each erasable on its own).
    */
   all?: 1;
+  /** Present: once no key opens it, the value reads as this (null) instead of erasing its record. */
+  erasedAs?: null;
 }
 
 export interface DataKey {

@@ -297,4 +297,59 @@ describe(`sealed log on ${describeBackend()}`, () => {
     await s.log.append(space, [turn(space, 'c', 1, 'new life')]);
     expect((await s.log.readSpace(space, 0, 10))[2]!.erased).toBeUndefined();
   });
+
+  it("a profile's records made in a thread go with that thread of the other space", async () => {
+    const space = freshSpace();
+    const stream = { tenantId: space.tenantId, spaceId: `~profile:${space.spaceId}` };
+    const origin = { spaceId: space.spaceId, threadId: 'a' };
+    const proposed = makeRecord(
+      stream,
+      {
+        profileId: 'p',
+        proposalId: 'prop_1',
+        field: 'homeCity',
+        value: `${SECRET} city`,
+        baseRevision: null,
+        origin: { ...origin, turnId: 'a-1', afterThreadTurn: 1 },
+        proposedAt: '2024-01-01T00:00:00Z',
+        reason: `remember: I live in ${SECRET} city`,
+      },
+      {},
+      'ProfileChangeProposed',
+    );
+    const changed = (threadId: string, value: string) =>
+      makeRecord(
+        stream,
+        {
+          profileId: 'p',
+          changeId: `chg_${threadId}`,
+          field: 'homeCity',
+          oldValue: '',
+          newValue: value,
+          source: 'agent_tool',
+          updatedAt: '2024-01-01T00:00:00Z',
+          sourceMessageId: `msg_${threadId}_2`,
+          origin: { spaceId: space.spaceId, threadId },
+          proposalId: 'prop_1',
+        },
+        {},
+        'ProfileFieldChanged',
+      );
+    await s.log.append(stream, [proposed, changed('a', 'Harbin'), changed('b', 'Dalian')]);
+    expect(await rawText(s.db, s.schema)).not.toContain(SECRET);
+    expect((await s.log.readSpace(stream, 0, 10))[0]!.data).toEqual(proposed.data);
+
+    await s.keys.erase(space, { scope: 'thread', threadId: 'a' });
+    const [p, a, b] = await s.log.readSpace(stream, 0, 10);
+    expect(p).toMatchObject({ erased: true, data: null });
+    // The setting stays; where it was said reads as nothing.
+    expect(a!.data).toMatchObject({
+      newValue: 'Harbin',
+      sourceMessageId: null,
+      origin: null,
+      proposalId: null,
+    });
+    expect(decodeRecord(a!)?.type).toBe('ProfileFieldChanged');
+    expect(b!.data).toEqual(changed('b', 'Dalian').data);
+  });
 });

@@ -99,16 +99,25 @@ export async function sealRecords(
     return outers.get(subject) ?? burned();
   };
   const resolved = records.map((r, i) => (plans[i]!.outer ? outerKey(r, plans[i]!.outer!) : null));
-  const inner = await keys.ensure(
-    space,
-    plans.flatMap((p, i) => {
-      const parent = resolved[i];
-      if (!parent || parent.id.startsWith('burned:')) return [];
-      return p.parts.flatMap((part) =>
-        part.subjects.map((subject) => ({ subject, parent: parent.id })),
-      );
-    }),
-  );
+  // Parts' keys, by the space they belong to: the record's own, or the conversation a profile
+  // record came from (a thread's key there hangs from no other key).
+  const wantedBySpace = new Map<string, { subject: SealingSubject; parent: string | null }[]>();
+  plans.forEach((p, i) => {
+    const parent = resolved[i];
+    if (!parent || parent.id.startsWith('burned:')) return;
+    for (const part of p.parts) {
+      const at = part.space ?? space.spaceId;
+      const list = wantedBySpace.get(at) ?? [];
+      for (const subject of part.subjects) {
+        list.push({ subject, parent: part.space === undefined ? parent.id : null });
+      }
+      wantedBySpace.set(at, list);
+    }
+  });
+  const inner = new Map<string, Map<SealingSubject, DataKey | null>>();
+  for (const [spaceId, wanted] of wantedBySpace) {
+    inner.set(spaceId, await keys.ensure({ tenantId: space.tenantId, spaceId }, wanted));
+  }
   await keys.bindBlocks(
     space,
     records.flatMap((r, i) => {
@@ -129,13 +138,21 @@ export async function sealRecords(
     if (!plan.outer || !outer) return record;
     let data: unknown = structuredClone(record.data);
     for (const part of plan.parts) {
+      const partSpace = inner.get(part.space ?? space.spaceId);
       const partKeys = outer.id.startsWith('burned:')
         ? []
-        : part.subjects.map((s) => inner.get(s)).filter((k): k is DataKey => !!k);
+        : part.subjects.map((s) => partSpace?.get(s)).filter((k): k is DataKey => !!k);
       // A part that needs every key is born erased when one of them is already gone.
       const complete = part.need !== 'all' || partKeys.length === part.subjects.length;
-      const sealPart = (value: unknown) =>
-        seal(value, partKeys.length > 0 && complete ? partKeys : [burned()], aad, part.need);
+      const sealPart = (value: unknown): Envelope => {
+        const envelope = seal(
+          value,
+          partKeys.length > 0 && complete ? partKeys : [burned()],
+          aad,
+          part.need,
+        );
+        return part.orNull ? { ...envelope, erasedAs: null } : envelope;
+      };
       if (part.path.length === 0) {
         data = sealPart(data);
         continue;
@@ -166,13 +183,15 @@ function nestedEnvelopes(value: unknown, out: Envelope[] = []): Envelope[] {
 
 /**
  * `value` with its envelopes opened. An element of a list that cannot be opened any more is left
- * out (an erased event of an extraction, an operation only erased events backed); anything else
- * that cannot be opened makes the whole value erased.
+ * out (an erased event of an extraction, an operation only erased events backed); a part sealed
+ * to read as null then (where a profile change was said) reads as null; anything else that cannot
+ * be opened makes the whole value erased.
  */
 function openNested(value: unknown, keys: ReadonlyMap<string, Buffer>, aad: string): unknown {
   if (isEnvelope(value)) {
     const opened = open(value, keys, aad);
-    return opened ? openNested(opened.value, keys, aad) : ERASED;
+    if (opened) return openNested(opened.value, keys, aad);
+    return 'erasedAs' in value ? null : ERASED;
   }
   if (Array.isArray(value)) {
     const out: unknown[] = [];

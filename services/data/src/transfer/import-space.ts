@@ -19,6 +19,12 @@ export interface ImportOptions {
   /** Bytes of record data per append at most (default 512 KiB; a larger record goes alone). */
   chunkBytes?: number;
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Resolves once the read model has applied every record of the target up to `position` (its
+   * last). The space stays marked as importing until then; without it (no projector beside the
+   * caller) the mark goes as soon as the records are in the log.
+   */
+  untilProjected?: (position: number) => Promise<void>;
 }
 
 export interface ImportProgress {
@@ -51,8 +57,9 @@ export interface ImportResult {
  * the projector builds the same read model from them.
  *
  * The target must be empty, or hold exactly the first records of this same import (an earlier run
- * was interrupted): the import then resumes after them. While it runs the space is marked as
- * importing, and the consolidator leaves it alone.
+ * was interrupted): the import then resumes after them. While it runs, and until the read model
+ * has applied its last record, the space is marked as importing, and the consolidator leaves it
+ * alone.
  */
 export async function importSpace(options: ImportOptions): Promise<ImportResult> {
   const { log, target } = options;
@@ -70,7 +77,11 @@ export async function importSpace(options: ImportOptions): Promise<ImportResult>
     idsRewritten: !sameSpace(source, target),
     digest: summary.digest,
   });
-  if (present === summary.records) return result(present);
+  // All in already (a run that stopped before the read model caught up): only the mark is left.
+  if (present === summary.records) {
+    await unmark(options, present);
+    return result(present);
+  }
 
   await beginSpaceImport(options.db, target, summary.records);
   const chunkRecords = options.chunkRecords ?? 500;
@@ -128,8 +139,18 @@ export async function importSpace(options: ImportOptions): Promise<ImportResult>
     bytes += size;
   }
   await flush();
-  await endSpaceImport(options.db, target);
+  await unmark(options, version);
   return result(version);
+}
+
+/**
+ * Clears the importing mark once the read model holds the whole copy: the consolidator skips a
+ * marked space, and a half-projected one would look to it like blocks without their summaries.
+ */
+async function unmark(options: ImportOptions, version: number): Promise<void> {
+  const [last] = version > 0 ? await options.log.readSpace(options.target, version - 1, 1) : [];
+  if (last && options.untilProjected) await options.untilProjected(last.position);
+  await endSpaceImport(options.db, options.target);
 }
 
 /**
