@@ -24,7 +24,9 @@ const AGENT_TOOLS = [
   'expand_block',
   'expand_event',
   'expand_graph_node',
+  'expand_topic',
   'list_blocks',
+  'list_topics',
   'propose_profile_change',
   'remember',
   'search_events',
@@ -160,6 +162,22 @@ describe(`MCP server over Streamable HTTP and stdio (${describeBackend()})`, () 
       arguments: { query: 'x', limit: 99 },
     })) as CallToolResult;
     expect(bad.isError).toBe(true);
+  });
+
+  it('lists the topic directory and expands a topic, citing its events', async () => {
+    // Topics are built in the background once the space's events and graph are final.
+    let listed: Json = {};
+    for (let i = 0; i < 600; i++) {
+      listed = (await use(mcp, 'list_topics', {})).body;
+      if ((listed.topics as unknown[] | undefined)?.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(listed.topics.length, JSON.stringify(listed)).toBeGreaterThan(0);
+    const topic = await use(mcp, 'expand_topic', { topicId: listed.topics[0].id });
+    expect(topic.isError).toBe(false);
+    expect(JSON.stringify(topic.body)).toMatch(/evt_/);
+    const missing = await use(mcp, 'expand_topic', { topicId: 'topic_000000000000' });
+    expect(missing).toMatchObject({ isError: true, body: { error: { code: 'topic_not_found' } } });
   });
 
   it('serves the recall context as a resource', async () => {

@@ -7,3 +7,4 @@ export * from './graph/index.ts';
 export * from './gate/index.ts';
 export * from './profile/index.ts';
 export * from './imports/index.ts';
+export * from './topics/index.ts';

@@ -60,6 +60,13 @@ function scoped(args: McpScope, defaults: McpScope) {
   return { spaceId, threadId };
 }
 
+/** The space alone, for reads that belong to no conversation (the topic directory). */
+function spaceScoped(args: McpScope, defaults: McpScope) {
+  const spaceId = args.spaceId ?? defaults.spaceId;
+  if (!spaceId) throw new NoScope('no space: pass spaceId, or start the server with a space');
+  return spaceId;
+}
+
 function result(value: unknown): CallToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(value) }],
@@ -295,6 +302,38 @@ export function createMcpServer(client: StrataGate, defaults: McpScope = {}): Mc
     },
     ({ spaceId, threadId, ...body }) =>
       client.call('remember', { ...scoped({ spaceId, threadId }, defaults), body }),
+  );
+
+  tool(
+    'list_topics',
+    'List the topic directory',
+    'See what the memory holds, organised into lasting topics (a project, a person, a place) with their sections, and how many events each covers. Reading the directory opens no evidence batch and cites nothing: expand a topic, then search or expand its events to cite them.',
+    {
+      query: z.string().max(500).optional().describe('Words to rank topics by (e.g. "Atlas").'),
+      category: z
+        .enum(['preferences', 'decisions', 'work', 'relationships', 'other'])
+        .optional()
+        .describe('Only topics of this category.'),
+      limit: z.number().int().min(1).max(20).optional().describe('Most topics (default 12).'),
+      offset: z.number().int().min(0).max(100_000).optional().describe('Topics to skip (paging).'),
+    },
+    ({ spaceId, threadId, ...query }) =>
+      client.call('listTopics', {
+        spaceId: spaceScoped({ spaceId, threadId }, defaults),
+        ...query,
+      }),
+  );
+
+  tool(
+    'expand_topic',
+    'Read one topic',
+    "Read one topic's overview: its sections and paragraphs (history, decisions, changes, open questions), each naming the memory events it rests on. Opens no evidence batch: expand or search those events to cite them.",
+    { topicId: id.describe('The topic id from list_topics, e.g. "topic_3f2a9c41d0b7".') },
+    ({ spaceId, threadId, topicId }) =>
+      client.call('expandTopic', {
+        spaceId: spaceScoped({ spaceId, threadId }, defaults),
+        topicId,
+      }),
   );
 
   tool(

@@ -14,6 +14,7 @@ export {
   type ProfileCompressionInput,
   type ProfileCompressionResult,
   type SummaryMessage,
+  type TopicBuildResult,
 } from './model-port.ts';
 export {
   BlockSummaryOutput,
@@ -61,3 +62,9 @@ export {
   type JsonChatCost,
   type JsonChatResult,
 } from './openai/json-chat.ts';
+export * from './topics.schema.ts';
+export { topicsPrompt } from './openai/prompts/topics.prompt.ts';
+export {
+  buildTopicsOffline,
+  OFFLINE_TOPICS_PROMPT_VERSION,
+} from './offline/topics/build-topics.ts';

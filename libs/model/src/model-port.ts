@@ -1,6 +1,7 @@
 import type { ExtractionOutput, TimelineEntry } from './extraction.schema.ts';
 import type { GraphProposal, GraphProposalInput } from './graph.schema.ts';
 import type { BlockSummaryOutput } from './summary.schema.ts';
+import type { TopicBuildInput, TopicProposal } from './topics.schema.ts';
 
 /** One raw message of a sealed block as the summary job hands it over (a compacted copy, MM-BLK-15). */
 export interface SummaryMessage {
@@ -121,6 +122,22 @@ export interface ModelPort {
     input: { text: string },
     options?: { signal?: AbortSignal },
   ): Promise<ExternalMemoryRecoveryResult>;
+  /**
+   * Optional (MM-TOP-8): proposes chapters for a batch of ≤ 12 events and ≤ 12 candidate
+   * chapters. The caller accepts the proposal whole or not at all (`decideTopicCompletion`).
+   */
+  buildTopics?(
+    input: TopicBuildInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<TopicBuildResult>;
+}
+
+export interface TopicBuildResult {
+  output: TopicProposal;
+  provider: string;
+  model?: string;
+  promptVersion: string;
+  usage?: ModelUsage;
 }
 
 /** MM-PRO-6: the long fields of a profile that hold text, with their limits. */

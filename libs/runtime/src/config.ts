@@ -151,6 +151,10 @@ export const ConfigSchema = z
       .describe('service.name; default stratagate, or stratagate-<role> for one role'),
     STRATAGATE_OTLP_METRICS_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
     STRATAGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    STRATAGATE_TOPIC_BUILDER: z
+      .enum(['offline', 'model'])
+      .default('offline')
+      .describe('who builds the topic directory: the offline builder, or the configured model'),
     STRATAGATE_MODEL_THREAD_NICE: z.coerce
       .number()
       .int()

@@ -296,6 +296,7 @@ export async function startNode(
         // The client times out each call and retries transient failures itself; this is the
         // whole job's safety net around those attempts.
         timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS * 5,
+        topicBuilder: config.STRATAGATE_TOPIC_BUILDER,
         onError: onError('consolidator'),
         // On the Postgres-table log the backlog is global (one checkpoint); a Kafka projector
         // group's lag is per partition, and the consolidator does not wait for it.

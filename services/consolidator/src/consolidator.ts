@@ -19,6 +19,7 @@ import { AppendRateGate } from './append-rate-gate.ts';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
 import { createProfileJobs } from './profile-jobs.ts';
+import { createTopicJobs } from './topic-jobs.ts';
 import { nextPerSpace } from './space-order.ts';
 import {
   blockMessages,
@@ -54,6 +55,11 @@ export interface ConsolidatorOptions {
    * append faster than `yieldAboveAppendRate`, passes wait too (ADR 0026).
    */
   progress?: () => Promise<{ head: number; projected: number }>;
+  /**
+   * Who builds topics: the offline builder (default: no model calls, exempt from the history
+   * budget of MM-TOP-9, which is not built yet) or `model`, the model's `buildTopics`.
+   */
+  topicBuilder?: 'offline' | 'model';
   /** Default 1,000 records. */
   yieldAboveRecords?: number;
   /** Records per second appended by others (default 500; 0: never wait for them). */
@@ -96,6 +102,20 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     now,
     timeoutMs,
     batchSize: options.batchSize ?? 16,
+  });
+
+  // Spaces being imported, as of the current pass (ADR 0045).
+  let importing = new Set<string>();
+  const topicJobs = createTopicJobs({
+    db,
+    log,
+    model,
+    now,
+    timeoutMs,
+    batchSize: options.batchSize ?? 16,
+    builder: options.topicBuilder === 'model' ? 'model' : 'offline',
+    skip: (b) => importing.has(`${b.tenant_id}/${b.space_id}`),
+    ...(options.progress ? { projected: async () => (await options.progress!()).projected } : {}),
   });
 
   const jobKey = (b: DueBlock) =>
@@ -396,7 +416,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   async function runDueJobs(): Promise<number> {
     if (typeof options.schema !== 'string') schema = await options.schema();
     // A space being imported gets its derivations from the file: its jobs wait (ADR 0045).
-    const importing = await importingSpaces(db);
+    importing = await importingSpaces(db);
     const open = (b: { tenant_id: string; space_id: string }) =>
       !importing.has(`${b.tenant_id}/${b.space_id}`);
     const due = (await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16)).filter(open);
@@ -450,6 +470,9 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       ...dueGraph.map((b) => `${b.block_id}:graph`),
     ]);
     for (const id of awaitingProjection.keys()) if (!dueKeys.has(id)) awaitingProjection.delete(id);
+    // Topics come after a space's extraction and graph work (MM-TOP-8, MM-TOP-11).
+    if (await shouldYield()) return ran;
+    ran += await topicJobs.run(schema, stopSignal.signal);
     // Profiles: proposals the user answered, and compression when due (ADR 0050).
     if (await shouldYield()) return ran;
     ran += await profileJobs.run(schema, stopSignal.signal);

@@ -24,6 +24,12 @@ import {
   onExternalMemoryImportUndone,
 } from './external-import.projection.ts';
 import { onMemoryEventStateChanged, onMemoryEventsExtracted } from './memory-events.projection.ts';
+import {
+  invalidateTopicsAfterEventChanges,
+  onTopicJobFailed,
+  onTopicRetryRequested,
+  onTopicsBuilt,
+} from './topics.projection.ts';
 import { drainMessageIndex, MESSAGE_INDEX_SLICE, messageIndexQueued } from './message-index.ts';
 import type { HandleControl, Projection, ProjectionDefinition } from './projection.ts';
 import {
@@ -192,6 +198,15 @@ async function handleCore(
       case 'ExternalMemoryImportUndone':
         await onExternalMemoryImportUndone(rm, schema, record, meta);
         break;
+      case 'TopicsBuilt':
+        await onTopicsBuilt(rm, record, meta);
+        break;
+      case 'TopicJobFailed':
+        await onTopicJobFailed(rm, record, meta);
+        break;
+      case 'TopicRetryRequested':
+        await onTopicRetryRequested(rm, meta);
+        break;
       default: {
         const never: never = record;
         throw new Error(`unhandled record ${(never as DecodedRecord).type}`);
@@ -199,6 +214,7 @@ async function handleCore(
     }
     // Graph search documents follow the statuses of the events they cite (MM-RET-5).
     await reindexAfterEventChanges(rm, schema, record);
+    await invalidateTopicsAfterEventChanges(rm, record);
   }
   await flushGathered();
   return records.length;

@@ -264,6 +264,19 @@ export const SpaceStatusReply = responseSchema(
       completed: Count,
       failed: Count,
     }),
+    topicJobs: z
+      .object({
+        unassignedEvents: Count.describe('memory events no topic chapter holds yet'),
+        pendingUpdate: Count.describe('chapters waiting to be built again after a member changed'),
+        status: z
+          .enum(['idle', 'due', 'failed'])
+          .describe(
+            '`due`: the topic directory has work to do; `failed`: its last batch failed (see `lastError`; a retry follows while attempts are left)',
+          ),
+        attempts: Count.describe('failed attempts of the current batch'),
+        lastError: z.string().nullable(),
+      })
+      .describe('the topic directory: chapters over the memory events (built after the graph)'),
     projectedPosition: counter(
       "log position of the space's last record the read model has applied",
     ),
@@ -286,6 +299,13 @@ export const SpaceStatusReply = responseSchema(
     summaryJobs: { pending: 1, succeeded: 2, failed: 0 },
     extractionJobs: { pending: 1, succeeded: 2, skipped: 0, failed: 0 },
     graphJobs: { pending: 0, completed: 2, failed: 0 },
+    topicJobs: {
+      unassignedEvents: 0,
+      pendingUpdate: 0,
+      status: 'idle',
+      attempts: 0,
+      lastError: null,
+    },
     projectedPosition: 15,
     logPosition: 15,
     settled: false,

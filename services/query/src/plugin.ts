@@ -10,6 +10,7 @@ import { recallRoutes } from './recall.route.ts';
 import { rememberRoutes } from './remember.route.ts';
 import { searchRoutes } from './search.route.ts';
 import { spaceRoutes } from './spaces.route.ts';
+import { topicRoutes } from './topics.route.ts';
 
 /**
  * The query service as one Fastify plugin: every read, search, gate and recall operation. Each
@@ -31,6 +32,7 @@ export function queryPlugin(services: QueryServices) {
       recallRoutes,
       rememberRoutes,
       profileRoutes,
+      topicRoutes,
     ]) {
       routes(app);
     }

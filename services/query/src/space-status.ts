@@ -2,7 +2,7 @@ import type { SpaceRef } from '@stratagate/domain';
 import type { SpaceStatusReply } from './blocks.schema.ts';
 import { readModel, type QueryContext } from './context.ts';
 import { spaceProgress } from './gate.ts';
-import { jobCounts, unsettledBlockCount } from './read-model/spaces.queries.ts';
+import { jobCounts, topicJobState, unsettledBlockCount } from './read-model/spaces.queries.ts';
 import { requireSpace } from './spaces.ts';
 
 /**
@@ -20,9 +20,10 @@ export async function getSpaceStatus(
   const { head: logPosition, applied: projectedPosition } = await spaceProgress(ctx, space);
   const db = readModel(ctx);
   const row = await requireSpace(db, space);
-  const [jobs, unsettled] = await Promise.all([
+  const [jobs, unsettled, topics] = await Promise.all([
     jobCounts(db, space),
     unsettledBlockCount(db, space),
+    topicJobState(db, space),
   ]);
   const sum = (pred: (j: (typeof jobs)[number]) => boolean) =>
     jobs.filter(pred).reduce((n, j) => n + j.n, 0);
@@ -51,6 +52,14 @@ export async function getSpaceStatus(
       pending: sum((j) => j.graph_status === 'pending'),
       completed: sum((j) => j.graph_status === 'completed'),
       failed: sum((j) => j.graph_status === 'failed'),
+    },
+    topicJobs: {
+      unassignedEvents: topics.unassignedEvents,
+      pendingUpdate: topics.pendingUpdate,
+      status:
+        topics.job?.status === 'failed' ? 'failed' : topics.unassignedEvents > 0 ? 'due' : 'idle',
+      attempts: topics.job?.attempts ?? 0,
+      lastError: topics.job?.last_error ?? null,
     },
     projectedPosition,
     logPosition,

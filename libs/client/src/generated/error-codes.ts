@@ -19,6 +19,7 @@ export const errorCodes = {
   thread_not_found: 404,
   block_not_found: 404,
   memory_event_not_found: 404,
+  topic_not_found: 404,
   graph_node_not_found: 404,
   evidence_batch_not_found: 404,
   import_not_found: 404,

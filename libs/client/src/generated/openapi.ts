@@ -552,6 +552,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spaces/{spaceId}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the topic directory: what the memory holds, by chapter (no evidence) */
+        get: operations["listTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/spaces/{spaceId}/topics/{topicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Expand a topic: its sections and overview, and how to search its events */
+        get: operations["expandTopic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spaces/{spaceId}/export": {
         parameters: {
             query?: never;
@@ -3066,6 +3100,13 @@ export interface operations {
                      *         "completed": 2,
                      *         "failed": 0
                      *       },
+                     *       "topicJobs": {
+                     *         "unassignedEvents": 0,
+                     *         "pendingUpdate": 0,
+                     *         "status": "idle",
+                     *         "attempts": 0,
+                     *         "lastError": null
+                     *       },
                      *       "projectedPosition": 15,
                      *       "logPosition": 15,
                      *       "settled": false
@@ -3097,6 +3138,21 @@ export interface operations {
                             pending: number;
                             completed: number;
                             failed: number;
+                        };
+                        /** @description the topic directory: chapters over the memory events (built after the graph) */
+                        topicJobs: {
+                            /** @description memory events no topic chapter holds yet */
+                            unassignedEvents: number;
+                            /** @description chapters waiting to be built again after a member changed */
+                            pendingUpdate: number;
+                            /**
+                             * @description `due`: the topic directory has work to do; `failed`: its last batch failed (see `lastError`; a retry follows while attempts are left)
+                             * @enum {string}
+                             */
+                            status: "idle" | "due" | "failed";
+                            /** @description failed attempts of the current batch */
+                            attempts: number;
+                            lastError: string | null;
                         };
                         /** @description log position of the space's last record the read model has applied */
                         projectedPosition: number;
@@ -11303,6 +11359,561 @@ export interface operations {
                      *       "error": {
                      *         "code": "projection_lagging",
                      *         "message": "the read model has not caught up yet; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTopics: {
+        parameters: {
+            query?: {
+                /** @description words to rank topics by, over their titles and descriptions */
+                query?: string;
+                /** @description only topics of this category */
+                category?: "preferences" | "decisions" | "work" | "relationships" | "other";
+                /** @description items to skip (0–100,000) */
+                offset?: number;
+                /** @description items per page (1–20, default 12) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                spaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the topic directory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "space": "project:acme",
+                     *       "navigationOnly": true,
+                     *       "total": 2,
+                     *       "offset": 0,
+                     *       "nextOffset": null,
+                     *       "categories": {
+                     *         "preferences": 0,
+                     *         "decisions": 1,
+                     *         "work": 1,
+                     *         "relationships": 0,
+                     *         "other": 0
+                     *       },
+                     *       "topics": [
+                     *         {
+                     *           "id": "topic_3f2a9c41d0b7",
+                     *           "number": 1,
+                     *           "title": "Project X",
+                     *           "description": "Dependencies, build and CI of project X",
+                     *           "category": "decisions",
+                     *           "sourceEventCount": 3,
+                     *           "coverage": {
+                     *             "totalEvents": 3,
+                     *             "summarizedEvents": 3,
+                     *             "omittedEvents": 0
+                     *           },
+                     *           "isFallback": false,
+                     *           "pendingUpdate": false
+                     *         },
+                     *         {
+                     *           "id": "fallback:evt_51258643dd52499bad925bf60d4251d5",
+                     *           "number": 2,
+                     *           "title": "CI pending verification",
+                     *           "description": "CI still has to be verified after the migration.",
+                     *           "category": "work",
+                     *           "sourceEventCount": 1,
+                     *           "coverage": {
+                     *             "totalEvents": 1,
+                     *             "summarizedEvents": 0,
+                     *             "omittedEvents": 1
+                     *           },
+                     *           "isFallback": true,
+                     *           "pendingUpdate": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        space: string;
+                        /**
+                         * @description topics help find memories; they are never evidence: search the events to cite
+                         * @enum {boolean}
+                         */
+                        navigationOnly: true;
+                        total: number;
+                        offset: number;
+                        nextOffset: number | null;
+                        /** @description topics per category in the whole directory */
+                        categories: {
+                            preferences: number;
+                            decisions: number;
+                            work: number;
+                            relationships: number;
+                            other: number;
+                        };
+                        topics: {
+                            /** @description `topic_…`, or `fallback:<eventId>` for an event no topic holds yet */
+                            id: string;
+                            /** @description the chapter number, computed on every read */
+                            number: number;
+                            title: string;
+                            description: string;
+                            /**
+                             * @description set per event, then by majority: preferences, decisions, work, relationships, other
+                             * @enum {string}
+                             */
+                            category: "preferences" | "decisions" | "work" | "relationships" | "other";
+                            sourceEventCount: number;
+                            coverage: {
+                                totalEvents: number;
+                                /** @description members the overview paragraphs cite */
+                                summarizedEvents: number;
+                                omittedEvents: number;
+                            };
+                            isFallback: boolean;
+                            /** @description a member changed or was forgotten; the topic is being rebuilt */
+                            pendingUpdate: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: a path parameter, query parameter or body field failed validation, or holds a NUL, an unpaired surrogate or nesting deeper than 64 levels; `issues` lists each field (`invalid_request`). A body that is not valid JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "request body is invalid",
+                     *         "issues": [
+                     *           {
+                     *             "in": "body",
+                     *             "path": "/messages",
+                     *             "message": "Too small: expected array to have >=1 items"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: send `Authorization: Bearer <api key>` (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "missing or invalid API key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The space does not exist in the tenant of the API key (`space_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "space_not_found",
+                     *         "message": "space 'project:acme' was not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected server error (`internal`); details are in the server log only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal",
+                     *         "message": "internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    expandTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spaceId: string;
+                topicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One topic expanded: its sections and overview paragraphs within 2,400 tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "space": "project:acme",
+                     *       "navigationOnly": true,
+                     *       "eventRetrieval": {
+                     *         "topicId": "topic_3f2a9c41d0b7",
+                     *         "query": "",
+                     *         "offset": 0
+                     *       },
+                     *       "topic": {
+                     *         "topicId": "topic_3f2a9c41d0b7",
+                     *         "number": 1,
+                     *         "title": "Project X",
+                     *         "description": "Dependencies, build and CI of project X",
+                     *         "category": "decisions",
+                     *         "isFallback": false,
+                     *         "pendingUpdate": false,
+                     *         "coverage": {
+                     *           "totalEvents": 1,
+                     *           "summarizedEvents": 1,
+                     *           "omittedEvents": 0
+                     *         },
+                     *         "overview": {
+                     *           "number": "1.0",
+                     *           "groups": [
+                     *             {
+                     *               "kind": "open-question",
+                     *               "title": "Open questions",
+                     *               "paragraphs": [
+                     *                 {
+                     *                   "text": "CI still has to be verified after the migration.",
+                     *                   "sourceEventIds": [
+                     *                     "evt_51258643dd52499bad925bf60d4251d5"
+                     *                   ]
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         },
+                     *         "sections": [
+                     *           {
+                     *             "number": "1.1",
+                     *             "title": "Dependencies and build",
+                     *             "sourceEventIds": [
+                     *               "evt_51258643dd52499bad925bf60d4251d5"
+                     *             ],
+                     *             "totalSourceEvents": 1
+                     *           }
+                     *         ],
+                     *         "sourceEventIds": [
+                     *           "evt_51258643dd52499bad925bf60d4251d5"
+                     *         ],
+                     *         "totalSections": 1,
+                     *         "omittedSections": 0,
+                     *         "totalSourceEvents": 1,
+                     *         "omittedSourceEvents": 0,
+                     *         "omittedOverviewParagraphs": 0,
+                     *         "tokens": 180,
+                     *         "budget": 2400
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        space: string;
+                        /** @enum {boolean} */
+                        navigationOnly: true;
+                        /** @description how to search this topic's events (they are the evidence, the topic is not) */
+                        eventRetrieval: {
+                            topicId: string;
+                            /** @enum {string} */
+                            query: "";
+                            /** @enum {number} */
+                            offset: 0;
+                        };
+                        topic: {
+                            topicId: string;
+                            number: number;
+                            title: string;
+                            description: string;
+                            /**
+                             * @description set per event, then by majority: preferences, decisions, work, relationships, other
+                             * @enum {string}
+                             */
+                            category: "preferences" | "decisions" | "work" | "relationships" | "other";
+                            isFallback: boolean;
+                            pendingUpdate: boolean;
+                            coverage: {
+                                totalEvents: number;
+                                /** @description members the overview paragraphs cite */
+                                summarizedEvents: number;
+                                omittedEvents: number;
+                            };
+                            overview: {
+                                /** @description `n.0` */
+                                number: string;
+                                groups: {
+                                    /** @enum {string} */
+                                    kind: "history" | "decision" | "change" | "open-question" | "scope";
+                                    title: string;
+                                    paragraphs: {
+                                        title?: string;
+                                        text: string;
+                                        /** @description ≤ 12 member event ids */
+                                        sourceEventIds: string[];
+                                    }[];
+                                }[];
+                            };
+                            sections: {
+                                /** @description `n.1`, `n.2`, … */
+                                number: string;
+                                title: string;
+                                /** @description ≤ 12 member event ids */
+                                sourceEventIds: string[];
+                                totalSourceEvents: number;
+                            }[];
+                            /** @description ≤ 12 member event ids */
+                            sourceEventIds: string[];
+                            totalSections: number;
+                            omittedSections: number;
+                            totalSourceEvents: number;
+                            omittedSourceEvents: number;
+                            omittedOverviewParagraphs: number;
+                            /** @description estimated tokens of this answer’s topic */
+                            tokens: number;
+                            budget: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a path parameter, query parameter or body field failed validation, or holds a NUL, an unpaired surrogate or nesting deeper than 64 levels; `issues` lists each field (`invalid_request`). A body that is not valid JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "request body is invalid",
+                     *         "issues": [
+                     *           {
+                     *             "in": "body",
+                     *             "path": "/messages",
+                     *             "message": "Too small: expected array to have >=1 items"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: send `Authorization: Bearer <api key>` (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "missing or invalid API key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The space or the topic does not exist (`space_not_found`, `topic_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "space_not_found",
+                     *         "message": "space 'project:acme' was not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected server error (`internal`); details are in the server log only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal",
+                     *         "message": "internal error"
                      *       }
                      *     }
                      */

@@ -365,6 +365,28 @@ export const operationIndex = {
     responseType: 'application/json',
     idempotencyField: null,
   },
+  /** List the topic directory: what the memory holds, by chapter (no evidence) */
+  listTopics: {
+    method: 'GET',
+    path: '/v1/spaces/{spaceId}/topics',
+    pathParams: ['spaceId'],
+    queryParams: ['query', 'category', 'offset', 'limit'],
+    hasBody: false,
+    requestType: null,
+    responseType: 'application/json',
+    idempotencyField: null,
+  },
+  /** Expand a topic: its sections and overview, and how to search its events */
+  expandTopic: {
+    method: 'GET',
+    path: '/v1/spaces/{spaceId}/topics/{topicId}',
+    pathParams: ['spaceId', 'topicId'],
+    queryParams: [],
+    hasBody: false,
+    requestType: null,
+    responseType: 'application/json',
+    idempotencyField: null,
+  },
   /** Download a space's records as an export file */
   exportSpace: {
     method: 'GET',

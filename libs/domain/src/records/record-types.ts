@@ -8,6 +8,7 @@ import {
   ProfileMaintained,
   ProfileProposalResolved,
 } from './profile-records.ts';
+import { TopicJobFailed, TopicRetryRequested, TopicsBuilt } from './topic-records.ts';
 
 const Role = z.enum(['user', 'assistant', 'tool', 'system']);
 
@@ -403,6 +404,9 @@ export const MemoryRecord = z.discriminatedUnion('type', [
   ContentErased,
   ExternalMemoryImported,
   ExternalMemoryImportUndone,
+  TopicsBuilt,
+  TopicJobFailed,
+  TopicRetryRequested,
 ]);
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
 export type RecordType = MemoryRecord['type'];
@@ -435,4 +439,7 @@ export const CURRENT_SCHEMA_VERSION: Record<RecordType, number> = {
   ContentErased: 1,
   ExternalMemoryImported: 1,
   ExternalMemoryImportUndone: 1,
+  TopicsBuilt: 1,
+  TopicJobFailed: 1,
+  TopicRetryRequested: 1,
 };

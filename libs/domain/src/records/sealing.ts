@@ -12,11 +12,15 @@ export type SealingSubject = 'space' | `thread:${string}` | `event:${string}`;
 export const threadSubject = (threadId: string): SealingSubject => `thread:${threadId}`;
 export const eventSubject = (eventId: string): SealingSubject => `event:${eventId}`;
 
-/** A part of a record's data sealed under its own keys: readable while any of them exists. */
+/**
+ * A part of a record's data sealed under its own keys: readable while any of them exists, or with
+ * `need: 'all'` only while every one of them does.
+ */
 export interface SealedPart {
   /** Where in `data`: property names and array indexes; `[]` is the whole data. */
   path: readonly (string | number)[];
   subjects: readonly SealingSubject[];
+  need?: 'any' | 'all';
   /**
    * The space of the same tenant whose subjects these are, when not the record's own: a profile
    * record (its own stream) sealed under the key of the conversation it came from.
@@ -120,6 +124,22 @@ export function sealingPlan(type: string, data: unknown, metadata: RecordMetadat
       const batch = subjectsOf(ids(d.eventIds));
       (Array.isArray(d.warnings) ? d.warnings : []).forEach((_w, i) => {
         if (batch.length > 0) parts.push({ path: ['warnings', i], subjects: batch });
+      });
+      return { outer, parts };
+    }
+    case 'TopicsBuilt': {
+      // A chapter quotes and summarises its members: erasing any one of them erases the chapter.
+      const parts: SealedPart[] = [];
+      (Array.isArray(d.topics) ? d.topics : []).forEach((topic, i) => {
+        const t = (topic ?? {}) as Json;
+        const listed = (list: unknown) =>
+          Array.isArray(list) ? list.flatMap((x) => ids((x as Json | null)?.sourceEventIds)) : [];
+        const cited = subjectsOf([
+          ...ids(t.sourceEventIds),
+          ...listed(t.sections),
+          ...listed(t.paragraphs),
+        ]);
+        if (cited.length > 0) parts.push({ path: ['topics', i], subjects: cited, need: 'all' });
       });
       return { outer, parts };
     }

@@ -160,6 +160,9 @@ export function evolveSpaceWriter(
       state.memoryVersion = version;
       return state;
     case 'GraphProjected':
+    case 'TopicsBuilt':
+    case 'TopicJobFailed':
+    case 'TopicRetryRequested':
     case 'EvidenceAssessed':
     case 'MemoryAdopted':
     case 'BlockExpanded':

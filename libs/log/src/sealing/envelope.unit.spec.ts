@@ -38,3 +38,26 @@ describe('sealed values (ADR 0046)', () => {
     ).toThrow();
   });
 });
+
+describe('sealed values that need every key (ADR 0046, topic chapters)', () => {
+  it('opens only with all of its keys', () => {
+    const [a, b, c] = [key('a'), key('b'), key('c')];
+    const value = { title: 'Project X', text: 'moved from npm to pnpm' };
+    const envelope = seal(value, [a, b, c], 'aad', 'all');
+    expect(envelope.all).toBe(1);
+    expect(keyIdsOf(envelope)).toEqual(['a', 'b', 'c']);
+    const all = new Map([a, b, c].map((k) => [k.id, k.key]));
+    expect(open(envelope, all, 'aad')).toEqual({ value });
+    for (const gone of ['a', 'b', 'c']) {
+      const rest = new Map([...all].filter(([id]) => id !== gone));
+      expect(open(envelope, rest, 'aad')).toBeUndefined();
+    }
+  });
+
+  it('with one key is an ordinary envelope of that key', () => {
+    const a = key('a');
+    const envelope = seal('x', [a], 'aad', 'all');
+    expect(open(envelope, new Map([['a', a.key]]), 'aad')).toEqual({ value: 'x' });
+    expect(open(envelope, new Map(), 'aad')).toBeUndefined();
+  });
+});

@@ -213,6 +213,63 @@ describe(`sealed log on ${describeBackend()}`, () => {
     expect((late!.data as { operations: unknown[] }).operations).toEqual([]);
   });
 
+  it('erasing one event a topic chapter cites erases that chapter only, now and later', async () => {
+    const space = freshSpace();
+    const chapter = (topicId: string, members: string[], text: string) => ({
+      topicId,
+      title: `Chapter ${topicId}`,
+      description: '',
+      category: 'other',
+      sourceEventIds: members,
+      sections: [{ title: 'Strand', sourceEventIds: members }],
+      paragraphs: [{ kind: 'history', text, sourceEventIds: members.slice(-1) }],
+      inputFingerprints: {},
+    });
+    const topics = (chapters: unknown[]) =>
+      makeRecord(
+        space,
+        {
+          jobId: 'job_1',
+          mode: 'incremental',
+          attempt: 1,
+          eventIds: ['evt_1', 'evt_2', 'evt_3'],
+          candidateTopicIds: [],
+          topics: chapters,
+          model: { provider: 'test', promptVersion: 'v1' },
+        },
+        {},
+        'TopicsBuilt',
+      );
+    await s.log.append(space, [
+      extraction(space, 'a', 'blk_t', [
+        event('evt_1', 'one'),
+        event('evt_2', 'two'),
+        event('evt_3', 'three'),
+      ]),
+      topics([
+        chapter('topic_00000000000a', ['evt_1', 'evt_2'], `quotes ${SECRET}`),
+        chapter('topic_00000000000b', ['evt_3'], 'three alone'),
+      ]),
+    ]);
+    expect(await rawText(s.db, s.schema)).not.toContain(SECRET);
+    // Chapter a needs the keys of evt_1 and evt_2; evt_1's is gone.
+    await s.keys.erase(space, { scope: 'memory_event', eventId: 'evt_1' });
+    const [, built] = await s.log.readSpace(space, 0, 10);
+    expect(decodeRecord(built!)?.type).toBe('TopicsBuilt');
+    const ids = (r: typeof built) =>
+      (r!.data as { topics: { topicId: string }[] }).topics.map((t) => t.topicId);
+    expect(ids(built)).toEqual(['topic_00000000000b']);
+    // A chapter that still cites the erased event, appended later, is born erased.
+    await s.log.append(space, [
+      topics([
+        chapter('topic_00000000000c', ['evt_3', 'evt_1'], 'late'),
+        chapter('topic_00000000000b', ['evt_3'], 'again'),
+      ]),
+    ]);
+    const [, , late] = await s.log.readSpace(space, 0, 10);
+    expect(ids(late)).toEqual(['topic_00000000000b']);
+  });
+
   it('what is derived from a block of an erased thread later is born erased', async () => {
     const space = freshSpace();
     await s.log.append(space, [turn(space, 'a', 1, 'some words'), seal(space, 'a', 'blk_late')]);

@@ -142,8 +142,15 @@ export async function sealRecords(
       const partKeys = outer.id.startsWith('burned:')
         ? []
         : part.subjects.map((s) => partSpace?.get(s)).filter((k): k is DataKey => !!k);
+      // A part that needs every key is born erased when one of them is already gone.
+      const complete = part.need !== 'all' || partKeys.length === part.subjects.length;
       const sealPart = (value: unknown): Envelope => {
-        const envelope = seal(value, partKeys.length > 0 ? partKeys : [burned()], aad);
+        const envelope = seal(
+          value,
+          partKeys.length > 0 && complete ? partKeys : [burned()],
+          aad,
+          part.need,
+        );
         return part.orNull ? { ...envelope, erasedAs: null } : envelope;
       };
       if (part.path.length === 0) {

@@ -13,6 +13,7 @@ import {
 } from './extraction/extract-events.ts';
 import { OFFLINE_GRAPH_PROMPT_VERSION, proposeGraphOffline } from './graph/propose-graph.ts';
 import { compressProfileOffline, OFFLINE_PROFILE_PROMPT_VERSION } from './profile-compression.ts';
+import { buildTopicsOffline, OFFLINE_TOPICS_PROMPT_VERSION } from './topics/build-topics.ts';
 
 export const OFFLINE_PROVIDER_NAME = 'offline-heuristic';
 /** Bump when the heuristic changes what it outputs, so re-consolidation can tell versions apart. */
@@ -83,6 +84,20 @@ export function createOfflineProvider(): ModelPort {
         provider: OFFLINE_PROVIDER_NAME,
         promptVersion: OFFLINE_PROFILE_PROMPT_VERSION,
       });
+    },
+    buildTopics(input, options) {
+      if (options?.signal?.aborted) {
+        return Promise.reject(new ModelError('topic building aborted', 'aborted', true));
+      }
+      try {
+        return Promise.resolve({
+          output: buildTopicsOffline(input),
+          provider: OFFLINE_PROVIDER_NAME,
+          promptVersion: OFFLINE_TOPICS_PROMPT_VERSION,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 import type { GraphProposalInput } from '../graph.schema.ts';
 import { OFFLINE_PROVIDER_NAME } from './offline-provider.ts';
 import { compressProfileOffline, OFFLINE_PROFILE_PROMPT_VERSION } from './profile-compression.ts';
+import { buildTopicsOffline, OFFLINE_TOPICS_PROMPT_VERSION } from './topics/build-topics.ts';
 import { assertThreadNice, type ThreadPriority } from './thread-priority.ts';
 
 /** The offline provider's methods, by name, with their inputs and results. */
@@ -179,6 +180,15 @@ export function createOfflineProviderThread(
             output: compressProfileOffline(input),
             provider: OFFLINE_PROVIDER_NAME,
             promptVersion: OFFLINE_PROFILE_PROMPT_VERSION,
+          }),
+    // A batch is ≤ 12 compact events: a few set operations, cheaper than a message to the thread.
+    buildTopics: (input, options) =>
+      options?.signal?.aborted
+        ? Promise.reject(new ModelError('topic building aborted', 'aborted', true))
+        : Promise.resolve({
+            output: buildTopicsOffline(input),
+            provider: OFFLINE_PROVIDER_NAME,
+            promptVersion: OFFLINE_TOPICS_PROMPT_VERSION,
           }),
     warm() {
       if (closed) {

@@ -19,6 +19,7 @@ import { externalMemoryRecoveryPrompt } from './prompts/external-memory-recovery
 import { importDeciderPrompt } from './prompts/import-decider.prompt.ts';
 import { rememberDeciderPrompt } from './prompts/remember-decider.prompt.ts';
 import { profileCompressionPrompt } from './prompts/profile-compression.prompt.ts';
+import { topicsPrompt } from './prompts/topics.prompt.ts';
 import type { PromptModule } from './prompts/prompt-module.ts';
 import { checkAnswer, correctionTurn } from './structured-output.ts';
 
@@ -94,6 +95,8 @@ export function createOpenAiCompatibleProvider(config: OpenAiCompatibleConfig): 
       run(importDeciderPrompt, input, 'invalid import decision', options?.signal),
     recoverExternalMemory: (input, options) =>
       run(externalMemoryRecoveryPrompt, input, 'invalid recovered export', options?.signal),
+    buildTopics: (input, options) =>
+      run(topicsPrompt, input, 'invalid topic proposal', options?.signal),
   };
 }
 

@@ -7,3 +7,5 @@ export * from './json-rows.ts';
 export * from './in-space.ts';
 export * from './profiles.tables.ts';
 export * from './space-dump.ts';
+export * from './topics.tables.ts';
+export * from './topic-members.ts';

@@ -3,6 +3,7 @@ import type { AnyDb } from '../database.ts';
 import { migrateSearchIndex } from '../search/migrate.ts';
 import { DUMP_OMITTED_COLUMNS, SEARCH_INDEX_TABLES } from '../search/tables.ts';
 import { migrateProfilesReadModel, PROFILE_READ_MODEL_TABLES } from './profiles.tables.ts';
+import { migrateTopicsReadModel, TOPIC_READ_MODEL_TABLES } from './topics.tables.ts';
 
 /**
  * The read model lives in one Postgres schema per projection version (e.g. `rm_v1`), so a rebuild
@@ -286,6 +287,7 @@ export async function migrateReadModel(db: AnyDb, schema: string): Promise<void>
   for (const statement of statements) await statement.execute(db);
   await migrateSearchIndex(db, schema);
   await migrateProfilesReadModel(db, schema);
+  await migrateTopicsReadModel(db, schema);
 }
 
 /** Tables in dump order, with the columns that identify a row. Used by rebuild comparisons. */
@@ -303,6 +305,7 @@ export const READ_MODEL_TABLES: Record<string, string[]> = {
   message_index_queue: ['tenant_id', 'space_id', 'block_id'],
   ...SEARCH_INDEX_TABLES,
   ...PROFILE_READ_MODEL_TABLES,
+  ...TOPIC_READ_MODEL_TABLES,
 };
 
 /** Every row of every read-model table, ordered by key: equal dumps mean equal read models. */

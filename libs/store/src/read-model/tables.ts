@@ -1,5 +1,6 @@
 import type { ColumnTypes } from './json-rows.ts';
 import type { ProfileTables } from './profiles.tables.ts';
+import type { TopicTables } from './topics.tables.ts';
 
 /** Row shapes of the read model (snake_case, as Postgres returns them). */
 export interface SpaceRow {
@@ -252,7 +253,7 @@ export interface MessageIndexQueueRow {
   space_version: number;
 }
 
-export interface ReadModelTables extends ProfileTables {
+export interface ReadModelTables extends ProfileTables, TopicTables {
   checkpoints: { name: string; position: number };
   spaces: SpaceRow;
   threads: ThreadRow;

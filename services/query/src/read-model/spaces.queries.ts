@@ -1,6 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
-import { inSpace, type ReadModelTables, type SpaceRow } from '@stratagate/store';
+import {
+  eventsWithoutTopic,
+  inSpace,
+  type ReadModelTables,
+  type SpaceRow,
+} from '@stratagate/store';
 
 /** The space's row (counters, settings), or undefined when the tenant has no such space. */
 export async function getSpace(
@@ -70,4 +75,25 @@ export async function listSpaces(
     .limit(page.limit + 1)
     .offset(page.offset)
     .execute();
+}
+
+/** MM-TOP: the space's topic work: events no chapter holds, chapters to rebuild, the job's state. */
+export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef) {
+  const [unassigned, pending, job] = await Promise.all([
+    eventsWithoutTopic(db, space)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('topics')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(inSpace(space))
+      .where('pending_update', '=', true)
+      .executeTakeFirst(),
+    db.selectFrom('topic_jobs').selectAll().where(inSpace(space)).executeTakeFirst(),
+  ]);
+  return {
+    unassignedEvents: Number(unassigned?.n ?? 0),
+    pendingUpdate: Number(pending?.n ?? 0),
+    job: job ?? null,
+  };
 }

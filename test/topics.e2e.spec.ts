@@ -1,0 +1,175 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRecord } from '@stratagate/domain';
+import { createCoreProjection } from '@stratagate/projector';
+import { migrateReadModel, type ReadModelTables, type TopicRow } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
+import { startTestNode, type TestNode } from './harness.ts';
+
+/**
+ * The topic directory end to end with the default offline provider (MM-TOP): scenario S1
+ * (npm → pnpm in project X) is ingested, consolidated and grouped into one "Project X" chapter
+ * whose section holds the switch; forgetting a member invalidates the chapter once and its rebuild
+ * no longer cites it; a replay of the log from position 0 gives the same chapters, with no model.
+ */
+const SPACE = 'topics-s1';
+
+describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
+  let t: TestNode;
+  let schema: string;
+  const rm = (name = schema) => (t.node.database.db as Kysely<ReadModelTables>).withSchema(name);
+  const topics = async (name = schema) =>
+    (await rm(name)
+      .selectFrom('topics')
+      .selectAll()
+      .where('tenant_id', '=', 'local')
+      .where('space_id', '=', SPACE)
+      .orderBy('created_at')
+      .orderBy('topic_id')
+      .execute()) as TopicRow[];
+  const events = async () =>
+    rm()
+      .selectFrom('memory_events')
+      .select(['event_id', 'title', 'summary', 'status'])
+      .where('tenant_id', '=', 'local')
+      .where('space_id', '=', SPACE)
+      .orderBy('record_position')
+      .execute();
+  const topicRecords = async () =>
+    (await t.node.log.readSpace({ tenantId: 'local', spaceId: SPACE }, 0, 1000))
+      .map((r) => decodeRecord(r))
+      .filter((r) => r?.type === 'TopicsBuilt' || r?.type === 'TopicJobFailed');
+
+  async function say(threadId: string, at: string, texts: string[]) {
+    for (const [i, content] of texts.entries()) {
+      const res = await t.request('POST', `/v1/spaces/${SPACE}/turns`, {
+        turnId: `${threadId}-${i + 1}`,
+        threadId,
+        occurredAt: at.replace('00:00Z', `0${i}:00Z`),
+        messages: [{ role: 'user', name: 'Dev', content }],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+    }
+    const closed = await t.request('POST', `/v1/spaces/${SPACE}/threads/${threadId}/close`);
+    expect([200, 202]).toContain(closed.status);
+    await t.settle(SPACE, undefined, 120_000);
+  }
+
+  beforeAll(async () => {
+    t = await startTestNode('topics_s1');
+    schema = await t.node.readModel.get();
+    const res = await t.request('PUT', `/v1/spaces/${SPACE}/settings`, { blockSize: 4 });
+    expect(res.status).toBe(200);
+    await say('session-1', '2026-05-01T10:00:00Z', ['Project X uses npm.']);
+    await say('session-2', '2026-05-06T10:00:00Z', [
+      'We switched X from npm to pnpm; installs are faster and it suits our multi-package layout.',
+      'CI still has to be verified after the migration.',
+      'We finish the prototype of X next week.',
+    ]);
+  }, 300_000);
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('groups S1 into a "Project X" chapter whose section holds npm → pnpm', async () => {
+    const all = await events();
+    const npm = all.find((e) => /uses npm/u.test(e.title))!;
+    const pnpm = all.find((e) => /pnpm/u.test(`${e.title} ${e.summary}`))!;
+    expect(npm, JSON.stringify(all)).toBeDefined();
+    expect(pnpm, JSON.stringify(all)).toBeDefined();
+    const chapters = await topics();
+    const x = chapters.find((c) => c.source_event_ids.includes(pnpm.event_id))!;
+    expect(x.title, JSON.stringify(chapters)).toMatch(/X/u);
+    expect(x.topic_id).toMatch(/^topic_[0-9a-f]{12}$/u);
+    expect(x.source_event_ids).toContain(npm.event_id);
+    const section = x.sections.find((s) => s.sourceEventIds.includes(pnpm.event_id))!;
+    expect(section.sourceEventIds, JSON.stringify({ all, chapters })).toContain(npm.event_id);
+    for (const p of x.paragraphs) {
+      for (const id of p.sourceEventIds) expect(x.source_event_ids).toContain(id);
+    }
+    // Every visible event is in a chapter; the status says there is nothing left to do.
+    const status = await t.request('GET', `/v1/spaces/${SPACE}/status`);
+    expect(status.body.topicJobs).toMatchObject({
+      unassignedEvents: 0,
+      pendingUpdate: 0,
+      status: 'idle',
+    });
+    const members = chapters.flatMap((c) => c.source_event_ids);
+    const visible = all.filter((e) => e.status === 'active' || e.status === 'superseded');
+    expect([...members].sort()).toEqual(visible.map((e) => e.event_id).sort());
+  });
+
+  it('lists and expands topics without writing anything (MM-TOP-1, MM-TOP-10)', async () => {
+    const space = { tenantId: 'local', spaceId: SPACE };
+    const versionBefore = await t.node.log.spaceVersion(space);
+    const list = await t.request('GET', `/v1/spaces/${SPACE}/topics`);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(list.body).toMatchObject({ space: SPACE, navigationOnly: true, offset: 0 });
+    const x = list.body.topics.find((c: { title: string }) => /X/u.test(c.title));
+    expect(x, JSON.stringify(list.body)).toMatchObject({ number: 1, isFallback: false });
+    expect(list.body.total).toBe(list.body.topics.length);
+    const byQuery = await t.request('GET', `/v1/spaces/${SPACE}/topics?query=project%20x&limit=1`);
+    expect(byQuery.body.topics[0].id).toBe(x.id);
+    const byCategory = await t.request('GET', `/v1/spaces/${SPACE}/topics?category=${x.category}`);
+    expect(byCategory.body.topics.map((c: { id: string }) => c.id)).toContain(x.id);
+    const expanded = await t.request('GET', `/v1/spaces/${SPACE}/topics/${x.id}`);
+    expect(expanded.status, JSON.stringify(expanded.body)).toBe(200);
+    expect(expanded.body.eventRetrieval).toEqual({ topicId: x.id, query: '', offset: 0 });
+    const topic = expanded.body.topic;
+    expect(topic.sections[0].number).toBe('1.1');
+    expect(topic.overview.number).toBe('1.0');
+    expect(topic.tokens).toBeLessThanOrEqual(2400);
+    const cited = topic.overview.groups.flatMap(
+      (g: { paragraphs: { sourceEventIds: string[] }[] }) =>
+        g.paragraphs.flatMap((p) => p.sourceEventIds),
+    );
+    expect(cited.length).toBeGreaterThan(0);
+    for (const id of cited) expect(topic.sourceEventIds).toContain(id);
+    // Unknown fields and topics are refused in the one error envelope.
+    expect((await t.request('GET', `/v1/spaces/${SPACE}/topics?q=x`)).status).toBe(400);
+    expect((await t.request('GET', `/v1/spaces/${SPACE}/topics?limit=21`)).status).toBe(400);
+    const missing = await t.request('GET', `/v1/spaces/${SPACE}/topics/topic_000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('topic_not_found');
+    // Reading the directory appended nothing: no batch, no reinforcement, no model output.
+    expect(await t.node.log.spaceVersion(space)).toBe(versionBefore);
+  });
+
+  it('a replay from position 0 gives the same chapters without a model call', async () => {
+    const replay = 'rm_topics_replay';
+    const db = t.node.database.db;
+    await migrateReadModel(db, replay);
+    const records = (await t.node.log.readAll(0, 10_000))
+      .map((r) => decodeRecord(r))
+      .filter((r) => r !== null);
+    // The projection is handed no model: whatever it builds comes from the records.
+    await db.transaction().execute((trx) => createCoreProjection().handle(trx, replay, records));
+    const again = await topics(replay);
+    const strip = (rows: TopicRow[]) => rows.map(({ applied_position: _p, ...rest }) => rest);
+    expect(strip(again)).toEqual(strip(await topics()));
+    expect(again.length).toBeGreaterThan(0);
+  });
+
+  it('forgetting a member invalidates its chapter once; the rebuilt chapter no longer cites it', async () => {
+    const before = await topics();
+    const x = before.find((c) => c.source_event_ids.length > 1)!;
+    const forgotten = x.source_event_ids[0]!;
+    const builtBefore = (await topicRecords()).length;
+    const res = await t.request('POST', `/v1/spaces/${SPACE}/memory-events/${forgotten}/forget`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await t.settle(SPACE, undefined, 120_000);
+    const after = await topics();
+    const rebuilt = after.find((c) => c.topic_id === x.topic_id)!;
+    // Same chapter, same place in the directory: its id and creation are kept (MM-TOP-5).
+    expect(rebuilt.created_at).toBe(x.created_at);
+    expect(rebuilt.pending_update).toBe(false);
+    expect(rebuilt.source_event_ids).not.toContain(forgotten);
+    expect(JSON.stringify(rebuilt.sections)).not.toContain(forgotten);
+    expect(JSON.stringify(rebuilt.paragraphs)).not.toContain(forgotten);
+    expect(rebuilt.paragraphs.length).toBeGreaterThan(0);
+    // One batch rebuilt it: invalidated once, not once per member.
+    const records = await topicRecords();
+    expect(records.length - builtBefore).toBe(1);
+    expect(records.at(-1)?.type).toBe('TopicsBuilt');
+  });
+});
