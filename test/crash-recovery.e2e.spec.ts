@@ -55,7 +55,7 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       });
       return res.json();
     };
-    // Wait until every derived record (summaries, events, graph) is appended and projected.
+    // Wait until every derived record (summaries, events, graph, topics) is appended and projected.
     const deadline = Date.now() + 60_000;
     let ctx;
     let status;
@@ -65,6 +65,7 @@ describe(`crash between append and projection (${describeBackend()})`, () => {
       const settled =
         ctx.blocks?.length === 2 &&
         status.graphJobs.pending === 0 &&
+        status.topicJobs.status !== 'due' &&
         status.projectedPosition >= status.logPosition;
       if (settled || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 50));

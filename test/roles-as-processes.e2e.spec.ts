@@ -186,9 +186,10 @@ suite(`${TITLE}${missing.length > 0 ? ` [skipped: needs ${missing.join(', ')}]` 
               s.body.projectedPosition === s.body.logPosition &&
               s.body.blocks.total === TURNS / BLOCK &&
               s.body.blocks.ready === TURNS / BLOCK &&
-              // Extraction and graph jobs append after the summaries: wait for the last record.
+              // Extraction, graph and topic jobs append after the summaries: wait for the last record.
               s.body.extractionJobs.pending === 0 &&
-              s.body.graphJobs.pending === 0;
+              s.body.graphJobs.pending === 0 &&
+              s.body.topicJobs.status !== 'due';
             return done ? s.body : undefined;
           },
           180_000,

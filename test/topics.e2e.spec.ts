@@ -172,4 +172,51 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
     expect(records.length - builtBefore).toBe(1);
     expect(records.at(-1)?.type).toBe('TopicsBuilt');
   });
+
+  it("a restored event finds a chapter again, even when it was its chapter's only member", async () => {
+    // A space of its own with one event: forgetting it empties its chapter, so the job that
+    // places it after the restore reads the same batch as the first one did.
+    const lone = `${SPACE}-lone`;
+    expect((await t.request('PUT', `/v1/spaces/${lone}/settings`, { blockSize: 1 })).status).toBe(
+      200,
+    );
+    const turn = await t.request('POST', `/v1/spaces/${lone}/turns`, {
+      threadId: 'only',
+      occurredAt: '2026-05-02T10:00:00Z',
+      messages: [
+        { role: 'user', name: 'Dev', content: 'Project Y ships its first beta on Friday.' },
+      ],
+    });
+    expect(turn.status, JSON.stringify(turn.body)).toBe(202);
+    await t.settle(lone, undefined, 120_000);
+    const listed = async () =>
+      (await t.request('GET', `/v1/spaces/${lone}/topics`)).body as {
+        topics: { id: string; isFallback: boolean; pendingUpdate: boolean }[];
+      };
+    const eventId = (await t.request('GET', `/v1/spaces/${lone}/memory-events`)).body.events[0]
+      .id as string;
+    const first = (await listed()).topics;
+    expect(first.filter((x) => !x.isFallback)).toHaveLength(1);
+
+    expect(
+      (await t.request('POST', `/v1/spaces/${lone}/memory-events/${eventId}/forget`)).status,
+    ).toBe(202);
+    await t.settle(lone, undefined, 120_000);
+    // The emptied chapter is not listed, and nothing is left pending.
+    expect((await listed()).topics).toEqual([]);
+    const status = (await t.request('GET', `/v1/spaces/${lone}/status`)).body;
+    expect(status.topicJobs).toMatchObject({
+      unassignedEvents: 0,
+      pendingUpdate: 0,
+      status: 'idle',
+    });
+
+    expect(
+      (await t.request('POST', `/v1/spaces/${lone}/memory-events/${eventId}/restore`)).status,
+    ).toBe(202);
+    await t.settle(lone, undefined, 120_000);
+    const back = (await listed()).topics;
+    expect(back.filter((x) => x.isFallback)).toEqual([]);
+    expect(back).toHaveLength(1);
+  });
 });

@@ -249,6 +249,17 @@ export function createTopicJobs(options: TopicJobsOptions) {
       .slice(0, TOPIC_BATCH_MAX_CANDIDATES);
   }
 
+  async function allChapterIds(rm: Rm, space: SpaceRef) {
+    const rows = await rm
+      .selectFrom('topics')
+      .select('topic_id')
+      .where('tenant_id', '=', space.tenantId)
+      .where('space_id', '=', space.spaceId)
+      .orderBy('topic_id')
+      .execute();
+    return rows.map((r) => r.topic_id);
+  }
+
   async function membersOf(rm: Rm, space: SpaceRef, ids: readonly string[]) {
     if (ids.length === 0) return new Map<string, MemoryEventRow>();
     const rows = (await rm
@@ -304,12 +315,16 @@ export function createTopicJobs(options: TopicJobsOptions) {
       }),
     }));
     // Decided by what the job reads, so the same space state gives the same chapters and ids
-    // wherever it is built (an exported space and its import, ADR 0045).
+    // wherever it is built (an exported space and its import, ADR 0045). The fingerprints and
+    // every chapter id (emptied ones too) tell apart a batch that comes back after a forget and
+    // restore from the job that first placed it, which would otherwise share its key.
+    const chapterIds = await allChapterIds(rm, space);
     const jobId = `topicjob_${createHash('sha256')
       .update(
         JSON.stringify([
-          batchIds,
+          batch.map((b) => [b.id, b.fingerprint]),
           candidates.map((c) => [c.topic_id, c.source_event_ids]),
+          chapterIds,
           attempt,
         ]),
       )

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
 import {
   eventsWithoutTopic,
@@ -88,6 +88,8 @@ export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where(inSpace(space))
       .where('pending_update', '=', true)
+      // A chapter all of whose members left is hidden from the directory; nothing is pending there.
+      .where(sql<boolean>`jsonb_array_length(source_event_ids) > 0`)
       .executeTakeFirst(),
     db.selectFrom('topic_jobs').selectAll().where(inSpace(space)).executeTakeFirst(),
   ]);
