@@ -135,6 +135,28 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
     expect(await t.node.log.spaceVersion(space)).toBe(versionBefore);
   });
 
+  it('recall shows the directory within its 400 tokens, before activated memory (MM-TOP-10)', async () => {
+    const space = { tenantId: 'local', spaceId: SPACE };
+    const versionBefore = await t.node.log.spaceVersion(space);
+    const recall = await t.request('POST', `/v1/spaces/${SPACE}/threads/session-3/recall`, {
+      message: 'How is the build of X going?',
+    });
+    expect(recall.status, JSON.stringify(recall.body)).toBe(200);
+    const listed = (await t.request('GET', `/v1/spaces/${SPACE}/topics`)).body;
+    const d = recall.body.directory;
+    expect(d).toMatchObject({ limitTokens: 400, form: 'lines', topicCount: listed.total });
+    expect(d.usedTokens).toBeGreaterThan(0);
+    expect(d.usedTokens).toBeLessThanOrEqual(400);
+    expect(recall.body.tokens.directory).toBe(d.usedTokens);
+    // One line per topic, each naming the topic's id.
+    for (const topic of listed.topics) expect(d.text).toContain(`- ${topic.id} `);
+    const text: string = recall.body.contextText;
+    expect(text).toContain(d.text);
+    expect(text.indexOf('## Topics')).toBeLessThan(text.indexOf('## Activated memory'));
+    // Recall reads the directory; it writes nothing.
+    expect(await t.node.log.spaceVersion(space)).toBe(versionBefore);
+  });
+
   it('a replay from position 0 gives the same chapters without a model call', async () => {
     const replay = 'rm_topics_replay';
     const db = t.node.database.db;

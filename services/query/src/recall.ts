@@ -1,4 +1,12 @@
-import { eventWeight, rrfFuse, takeCodePoints, type SpaceRef } from '@stratagate/domain';
+import {
+  DIRECTORY_TOKEN_BUDGET,
+  eventWeight,
+  renderDirectory,
+  rrfFuse,
+  takeCodePoints,
+  type RenderedDirectory,
+  type SpaceRef,
+} from '@stratagate/domain';
 import { notFound } from '@stratagate/http';
 import { activate, type Activation } from './activation.ts';
 import { boundViews, decayedViews, type BlockView } from './block-views.ts';
@@ -13,6 +21,7 @@ import {
   type WeightRow,
 } from './read-model/events.queries.ts';
 import { getSpace } from './read-model/spaces.queries.ts';
+import { loadDirectoryViews } from './read-model/topics.queries.ts';
 import { boundProfile } from './read-model/profiles.queries.ts';
 import { profileSection } from './profile-section.ts';
 import {
@@ -33,6 +42,9 @@ export const RECALL_RECIPE = {
   graphNodes: { maxItems: 4, searchLimit: 12 },
 } as const;
 
+/** More topics than this cannot be listed one per line within the directory's budget. */
+const DIRECTORY_MAX_FALLBACKS = 48;
+
 const SCORE_MEANING =
   'fused relevance and weight rank; orders results only, never a probability of truth';
 export const ACTIVATED_MEMORY_NOTE =
@@ -52,14 +64,16 @@ export async function assembleRecall(
   const db = readModel(ctx);
   // Independent reads run side by side (on a server pool they really overlap); the thread reads
   // of an unknown space find nothing.
-  const [spaceRow, thread, threadTail, threadBlockRows, standing, bound] = await Promise.all([
-    getSpace(db, space),
-    getThread(db, space, threadId),
-    openTail(db, space, threadId),
-    threadBlocks(db, space, threadId),
-    standingEvents(db, space),
-    boundProfile(db, space),
-  ]);
+  const [spaceRow, thread, threadTail, threadBlockRows, standing, bound, directoryViews] =
+    await Promise.all([
+      getSpace(db, space),
+      getThread(db, space, threadId),
+      openTail(db, space, threadId),
+      threadBlocks(db, space, threadId),
+      standingEvents(db, space),
+      boundProfile(db, space),
+      loadDirectoryViews(db, space, DIRECTORY_MAX_FALLBACKS),
+    ]);
   if (!spaceRow || !bound) throw notFound('space', space.spaceId);
   const tail = thread ? threadTail : [];
   const blocks = thread ? threadBlockRows : [];
@@ -145,6 +159,10 @@ export async function assembleRecall(
     views,
     tail,
     profile: profileSection(bound),
+    directory: renderDirectory(directoryViews.topics, DIRECTORY_TOKEN_BUDGET, {
+      count: tokenCount,
+      unlisted: directoryViews.unlisted,
+    }),
   });
 }
 
@@ -157,8 +175,9 @@ function recallAnswer(input: {
   views: BlockView[];
   tail: TailMessage[];
   profile: RecallReply['profile'];
+  directory: RenderedDirectory;
 }): RecallReply {
-  const { space, threadId, events, nodes, views, tail, profile } = input;
+  const { space, threadId, events, nodes, views, tail, profile, directory } = input;
   const blockSection = boundViews(views);
   const tailSection = boundSection(
     tail.map((m) => ({
@@ -179,6 +198,13 @@ function recallAnswer(input: {
     threadId,
     tokenizer: TOKENIZER,
     profile,
+    directory: {
+      limitTokens: directory.budget,
+      usedTokens: directory.tokens,
+      topicCount: directory.topicCount,
+      form: directory.form,
+      text: directory.text,
+    },
     activatedMemory: {
       note: ACTIVATED_MEMORY_NOTE,
       budget: {
@@ -202,6 +228,7 @@ function recallAnswer(input: {
       messages: tailSection.items,
     },
     tokens: {
+      directory: directory.tokens,
       activatedMemory: nodes.used,
       blocks: blockSection.items.reduce((n, v) => n + tokenCount(v.content), 0),
       openTail: tailSection.items.reduce((n, m) => n + tokenCount(m.content), 0),

@@ -129,41 +129,45 @@ const topicLine = (t: TopicView) => {
 export function renderDirectory(
   topics: readonly TopicView[],
   budget = DIRECTORY_TOKEN_BUDGET,
+  options: {
+    /** The caller's tokenizer; the domain's estimate by default. */
+    count?: (text: string) => number;
+    /** Topics not passed in (a large space's further fallbacks), by category: counted, not listed. */
+    unlisted?: Partial<Record<TopicCategory, number>>;
+  } = {},
 ): RenderedDirectory {
+  const count = options.count ?? estimateTokens;
+  const unlisted = TOPIC_CATEGORIES.reduce((n, c) => n + (options.unlisted?.[c] ?? 0), 0);
   const ordered = orderChapters(topics);
-  const header = `Topic directory (${ordered.length} topics; navigation only, search events before citing):`;
-  if (ordered.length === 0) return { text: '', tokens: 0, budget, topicCount: 0, form: 'lines' };
+  const topicCount = ordered.length + unlisted;
+  const header = `Topic directory (${topicCount} topics; navigation only, search events before citing):`;
+  if (topicCount === 0) return { text: '', tokens: 0, budget, topicCount: 0, form: 'lines' };
   const full = [header, ...ordered.map(topicLine)].join('\n');
-  const fullTokens = estimateTokens(full);
+  const fullTokens = unlisted === 0 ? count(full) : Number.POSITIVE_INFINITY;
   if (fullTokens <= budget) {
-    return { text: full, tokens: fullTokens, budget, topicCount: ordered.length, form: 'lines' };
+    return { text: full, tokens: fullTokens, budget, topicCount, form: 'lines' };
   }
   const lines = [header];
   const counts = countByCategory(ordered);
+  for (const c of TOPIC_CATEGORIES) counts[c] += options.unlisted?.[c] ?? 0;
   const pointer =
     'More: list topics with a category and an offset (12 per page) to see every topic.';
   for (const category of TOPIC_CATEGORIES) {
-    const count = counts[category];
-    if (count === 0) continue;
-    const first = ordered.find((t) => t.category === category)!;
-    const line = `${category} (${count}): ${topicLine(first).slice(2)}`;
+    const n = counts[category];
+    if (n === 0) continue;
+    const first = ordered.find((t) => t.category === category);
+    const line = first ? `${category} (${n}): ${topicLine(first).slice(2)}` : `${category} (${n})`;
     const next = [...lines, line, pointer].join('\n');
     // A category whose entry does not fit is still counted in the pointer's listing.
-    lines.push(estimateTokens(next) <= budget ? line : `${category} (${count})`);
+    lines.push(count(next) <= budget ? line : `${category} (${n})`);
   }
   lines.push(pointer);
   let text = lines.join('\n');
-  while (estimateTokens(text) > budget && lines.length > 2) {
+  while (count(text) > budget && lines.length > 2) {
     lines.splice(lines.length - 2, 1);
     text = lines.join('\n');
   }
-  return {
-    text,
-    tokens: estimateTokens(text),
-    budget,
-    topicCount: ordered.length,
-    form: 'categories',
-  };
+  return { text, tokens: count(text), budget, topicCount, form: 'categories' };
 }
 
 export function countByCategory(topics: readonly TopicView[]): Record<TopicCategory, number> {

@@ -176,6 +176,17 @@ describe('directory in recall (MM-TOP-10)', () => {
     }
     expect(reached.size).toBe(35);
   });
+  it('counts topics it was not given and never lists them as if they were all', () => {
+    const d = renderDirectory([view(1), view(2, 'work')], 400, {
+      unlisted: { work: 50 },
+      count: (text) => text.length,
+    });
+    expect(d.form).toBe('categories');
+    expect(d.topicCount).toBe(52);
+    expect(d.text).toContain('work (51)');
+    expect(d.tokens).toBe(d.text.length);
+    expect(d.tokens).toBeLessThanOrEqual(400);
+  });
   it('cuts titles to 64 and descriptions to 48 code points', () => {
     const d = renderDirectory([
       view(1, 'other', { title: '长'.repeat(100), description: 'd'.repeat(90) }),

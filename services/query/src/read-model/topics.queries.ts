@@ -19,21 +19,56 @@ export async function loadTopicViews(
   space: SpaceRef,
 ): Promise<TopicView[]> {
   const [chapters, loose] = await Promise.all([
-    db.selectFrom('topics').selectAll().where(inSpace(space)).execute(),
-    eventsWithoutTopic(db, space)
-      .select([
-        'e.event_id',
-        'e.title',
-        'e.summary',
-        'e.criticality',
-        'e.event_type',
-        'e.created_at',
-      ])
+    loadChapters(db, space),
+    looseEvents(db, space).execute(),
+  ]);
+  return [...chapters, ...loose.map(fallbackView)];
+}
+
+/**
+ * The directory recall shows (MM-TOP-10): every chapter and at most `maxFallbacks` fallbacks, the
+ * others counted by category. So many topics cannot be listed one per line within the budget
+ * anyway, and a space whose history is not yet in chapters must not make each recall read every
+ * event of it.
+ */
+export async function loadDirectoryViews(
+  db: Kysely<ReadModelTables>,
+  space: SpaceRef,
+  maxFallbacks: number,
+): Promise<{ topics: TopicView[]; unlisted: Partial<Record<TopicCategory, number>> }> {
+  const [chapters, loose] = await Promise.all([
+    loadChapters(db, space),
+    looseEvents(db, space)
+      .orderBy('e.created_at')
+      .orderBy('e.event_id')
+      .limit(maxFallbacks + 1)
       .execute(),
   ]);
-  // A chapter invalidated into its members leaves them unassigned; they show as fallbacks until
-  // it is rebuilt, and the chapter shows only what is left of it.
-  const views: TopicView[] = chapters
+  if (loose.length <= maxFallbacks) {
+    return { topics: [...chapters, ...loose.map(fallbackView)], unlisted: {} };
+  }
+  const listed = loose.slice(0, maxFallbacks).map(fallbackView);
+  const unlisted: Partial<Record<TopicCategory, number>> = {};
+  const groups = await eventsWithoutTopic(db, space)
+    .select(['e.criticality', 'e.event_type', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(['e.criticality', 'e.event_type'])
+    .execute();
+  for (const g of groups) {
+    const category = eventCategory({
+      criticality: g.criticality,
+      temporal: { eventType: g.event_type as EventType },
+    });
+    unlisted[category] = (unlisted[category] ?? 0) + Number(g.n);
+  }
+  for (const f of listed) unlisted[f.category] = (unlisted[f.category] ?? 0) - 1;
+  return { topics: [...chapters, ...listed], unlisted };
+}
+
+// A chapter invalidated into its members leaves them unassigned; they show as fallbacks until
+// it is rebuilt, and the chapter shows only what is left of it.
+async function loadChapters(db: Kysely<ReadModelTables>, space: SpaceRef): Promise<TopicView[]> {
+  const chapters = await db.selectFrom('topics').selectAll().where(inSpace(space)).execute();
+  return chapters
     .filter((c) => c.source_event_ids.length > 0)
     .map((c) => ({
       id: c.topic_id,
@@ -47,21 +82,37 @@ export async function loadTopicViews(
       isFallback: false,
       pendingUpdate: c.pending_update,
     }));
-  for (const e of loose) {
-    views.push(
-      fallbackTopic({
-        id: e.event_id,
-        title: e.title,
-        summary: e.summary,
-        category: eventCategory({
-          criticality: e.criticality,
-          temporal: { eventType: e.event_type as EventType },
-        }),
-        recordedAt: e.created_at,
-      }),
-    );
-  }
-  return views;
+}
+
+function looseEvents(db: Kysely<ReadModelTables>, space: SpaceRef) {
+  return eventsWithoutTopic(db, space).select([
+    'e.event_id',
+    'e.title',
+    'e.summary',
+    'e.criticality',
+    'e.event_type',
+    'e.created_at',
+  ]);
+}
+
+function fallbackView(e: {
+  event_id: string;
+  title: string;
+  summary: string;
+  criticality: string;
+  event_type: string;
+  created_at: string;
+}): TopicView {
+  return fallbackTopic({
+    id: e.event_id,
+    title: e.title,
+    summary: e.summary,
+    category: eventCategory({
+      criticality: e.criticality,
+      temporal: { eventType: e.event_type as EventType },
+    }),
+    recordedAt: e.created_at,
+  });
 }
 
 /** Each event's place in the space's log, for ordering sections by their earliest member. */
