@@ -157,6 +157,47 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
     expect(await t.node.log.spaceVersion(space)).toBe(versionBefore);
   });
 
+  it("searches a topic's events only, earliest first with no words, paging, opening a batch (MM-TOP-11)", async () => {
+    const listed = (await t.request('GET', `/v1/spaces/${SPACE}/topics`)).body;
+    const x = listed.topics.find((c: { title: string }) => /X/u.test(c.title));
+    const chapter = (await t.request('GET', `/v1/spaces/${SPACE}/topics/${x.id}`)).body;
+    const members: string[] = chapter.topic.sourceEventIds;
+    expect(members.length).toBeGreaterThan(1);
+    const search = (body: object) =>
+      t.request('POST', `/v1/spaces/${SPACE}/threads/session-3/search/events`, body);
+
+    const all = await search({ ...chapter.eventRetrieval, limit: 20 });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    const ids = all.body.hits.map((h: { id: string }) => h.id);
+    expect([...ids].sort()).toEqual([...members].sort());
+    expect(all.body.topic).toEqual({
+      topicId: x.id,
+      totalSourceEvents: members.length,
+      offset: 0,
+      nextOffset: null,
+    });
+    expect(all.body.batchId).toMatch(/^batch_/u);
+    // Earliest first: by when each event was said or happened.
+    const times = all.body.hits.map((h: { sourceTime: string }) => h.sourceTime);
+    expect(times).toEqual([...times].sort());
+
+    const first = await search({ topicId: x.id, query: '', limit: 1 });
+    expect(first.body.hits.map((h: { id: string }) => h.id)).toEqual([ids[0]]);
+    expect(first.body.topic.nextOffset).toBe(1);
+    const second = await search({ topicId: x.id, query: '', limit: 1, offset: 1 });
+    expect(second.body.hits.map((h: { id: string }) => h.id)).toEqual([ids[1]]);
+
+    // Words rank within the topic only; another topic's or a loose event never comes back.
+    const worded = await search({ topicId: x.id, query: 'pnpm npm', limit: 20 });
+    for (const h of worded.body.hits) expect(members).toContain(h.id);
+    const everywhere = await search({ query: 'pnpm npm', limit: 20 });
+    expect(everywhere.body.topic).toBeUndefined();
+
+    const missing = await search({ topicId: 'topic_000000000000', query: '' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('topic_not_found');
+  });
+
   it('a replay from position 0 gives the same chapters without a model call', async () => {
     const replay = 'rm_topics_replay';
     const db = t.node.database.db;

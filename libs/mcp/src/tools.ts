@@ -127,7 +127,16 @@ export function createMcpServer(client: StrataGate, defaults: McpScope = {}): Mc
     'Search what happened or was decided in earlier conversations (memory events: who, what, when it was said and when it happened). Use it first for questions about the past, plans, decisions or preferences.' +
       BATCH_NOTE,
     {
-      query: z.string().max(2000).describe('Words to look for, e.g. "Atlas package manager".'),
+      query: z
+        .string()
+        .max(2000)
+        .describe('Words to look for, e.g. "Atlas package manager"; may be empty with a topic.'),
+      topicId: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe("Only this topic's events (an id from list_topics or expand_topic)."),
       limit: z.number().int().min(1).max(20).optional().describe('Most hits (default 6).'),
       offset: z.number().int().min(0).max(1000).optional().describe('Hits to skip (paging).'),
       temporalIntent: z

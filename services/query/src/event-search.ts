@@ -31,6 +31,15 @@ export const EventSearchParams = requestSchema(
         .max(500)
         .optional()
         .describe('Hard scope: only these events are candidates (applied before ranking)'),
+      topicId: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe(
+          "Only the topic's member events (a `topic_…` id or a `fallback:<eventId>` from the directory); an empty query lists them earliest first",
+        ),
       temporalIntent: z
         .enum(['first', 'latest'])
         .optional()
@@ -78,6 +87,7 @@ export const EventSearchParams = requestSchema(
     trackRetrieval: false,
   },
   { query: '', eventType: 'decision', limit: 10, offset: 10 },
+  { query: '', topicId: 'topic_5d1c7e2a9b3f', limit: 12 },
 );
 export type EventSearchParams = z.infer<typeof EventSearchParams>;
 
@@ -105,7 +115,7 @@ export async function searchEvents(
   space: SpaceRef,
   /** The space's turn counter (weight order); awaited only by a structured ranking. */
   currentTurn: number | Promise<number>,
-  params: Omit<EventSearchParams, 'trackRetrieval'>,
+  params: Omit<EventSearchParams, 'trackRetrieval' | 'topicId'>,
 ): Promise<EventSearchHit[]> {
   const { db, schema, postingCache } = ctx;
   const today = todayOf(ctx);
@@ -146,7 +156,7 @@ async function rankPool(
   space: SpaceRef,
   pool: EventPool,
   currentTurn: number | Promise<number>,
-  params: Omit<EventSearchParams, 'trackRetrieval'>,
+  params: Omit<EventSearchParams, 'trackRetrieval' | 'topicId'>,
   depth: number,
 ): Promise<EventSearchHit[]> {
   const kind = eventDocKind(pool);

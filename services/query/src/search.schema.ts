@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requestSchema, responseSchema, Truncated } from '@stratagate/http';
+import { Count, requestSchema, responseSchema, Truncated } from '@stratagate/http';
 import {
   AGENT_THREAD,
   BLOCK_1,
@@ -114,6 +114,15 @@ export const EventSearchReply = responseSchema(
       }),
     ),
     truncated: Truncated,
+    topic: z
+      .object({
+        topicId: z.string(),
+        totalSourceEvents: Count.describe("the topic's member events"),
+        offset: Count,
+        nextOffset: Count.nullable().describe('the offset of the next page; null on the last'),
+      })
+      .optional()
+      .describe('present when the search was scoped to a topic'),
   }),
   'Memory events (active or superseded) in rank order; an evidence batch holding their refs is open.',
   {

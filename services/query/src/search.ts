@@ -10,6 +10,7 @@ import { eventCard } from './memory-events.ts';
 import { getEvents, VISIBLE_STATUSES } from './read-model/events.queries.ts';
 import { blockMessagesOf, type BlockMessageRow } from './read-model/messages.queries.ts';
 import { getSpace } from './read-model/spaces.queries.ts';
+import { topicMembers } from './read-model/topics.queries.ts';
 import type { EventSearchReply, RawSearchReply } from './search.schema.ts';
 import { requireSpace } from './spaces.ts';
 
@@ -101,8 +102,27 @@ export async function searchMemoryEvents(
   space: SpaceRef,
   input: { threadId: string } & EventSearchParams,
 ): Promise<EventSearchReply> {
-  const { threadId, ...params } = input;
+  const { threadId, topicId, ...rest } = input;
   const db = readModel(ctx);
+  // MM-TOP-11: a topic scopes the search to its members before ranking; with no words the
+  // members come earliest first, so paging through a topic reads it in order.
+  const members = topicId === undefined ? undefined : await topicMembers(db, space, topicId);
+  if (members === null) {
+    await requireSpace(db, space);
+    throw notFound('topic', topicId!);
+  }
+  const params =
+    members === undefined
+      ? rest
+      : {
+          ...rest,
+          eventIds: rest.eventIds
+            ? members.filter((id) => rest.eventIds!.includes(id))
+            : [...members],
+          ...(rest.query.trim() === '' && !rest.temporalIntent
+            ? { temporalIntent: 'first' as const }
+            : {}),
+        };
   // The space read runs beside the ranking, which needs the turn counter only for a structured
   // order (an unknown space finds nothing and is answered 404 after).
   const spaceRead = getSpace(db, space);
@@ -146,7 +166,21 @@ export async function searchMemoryEvents(
     refs,
     retrievedEventIds: params.trackRetrieval ? hits.map((h) => h.id) : [],
   });
-  return { batchId, evidenceRefs: refs, hits, truncated };
+  const topic =
+    members === undefined
+      ? {}
+      : {
+          topic: {
+            topicId: topicId!,
+            totalSourceEvents: members.length,
+            offset: params.offset,
+            nextOffset:
+              ranked.length >= params.limit && params.offset + params.limit < members.length
+                ? params.offset + params.limit
+                : null,
+          },
+        };
+  return { batchId, evidenceRefs: refs, hits, truncated, ...topic };
 }
 
 /**

@@ -7862,6 +7862,8 @@ export interface operations {
                     offset?: number;
                     /** @description Hard scope: only these events are candidates (applied before ranking) */
                     eventIds?: string[];
+                    /** @description Only the topic's member events (a `topic_…` id or a `fallback:<eventId>` from the directory); an empty query lists them earliest first */
+                    topicId?: string;
                     /**
                      * @description Prefer the earliest or the latest occurrence
                      * @enum {string}
@@ -8036,6 +8038,15 @@ export interface operations {
                         }[];
                         /** @description true when items were left out to keep the list within 1 MiB of JSON; a page's `nextOffset` then starts at the first one left out */
                         truncated: boolean;
+                        /** @description present when the search was scoped to a topic */
+                        topic?: {
+                            topicId: string;
+                            /** @description the topic's member events */
+                            totalSourceEvents: number;
+                            offset: number;
+                            /** @description the offset of the next page; null on the last */
+                            nextOffset: number | null;
+                        };
                     };
                 };
             };

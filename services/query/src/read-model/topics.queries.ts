@@ -130,3 +130,29 @@ export async function memberRanks(
     .execute();
   return new Map(rows.map((r) => [r.event_id, Number(r.record_position)]));
 }
+
+/**
+ * A topic's member events, as the directory lists them (MM-TOP-11): a chapter's members, or the
+ * one event of a `fallback:<eventId>`; null when the space has no such topic.
+ */
+export async function topicMembers(
+  db: Kysely<ReadModelTables>,
+  space: SpaceRef,
+  topicId: string,
+): Promise<string[] | null> {
+  if (topicId.startsWith('fallback:')) {
+    const eventId = topicId.slice('fallback:'.length);
+    const loose = await eventsWithoutTopic(db, space)
+      .select('e.event_id')
+      .where('e.event_id', '=', eventId)
+      .executeTakeFirst();
+    return loose ? [eventId] : null;
+  }
+  const chapter = await db
+    .selectFrom('topics')
+    .select('source_event_ids')
+    .where(inSpace(space))
+    .where('topic_id', '=', topicId)
+    .executeTakeFirst();
+  return chapter && chapter.source_event_ids.length > 0 ? chapter.source_event_ids : null;
+}
