@@ -42,6 +42,16 @@ OPERATIONS = {
         "response_type": "application/json",
         "idempotency_field": None,
     },
+    "retryTopics": {
+        "method": "POST",
+        "path": "/v1/spaces/{spaceId}/topics/retry",
+        "summary": "Run the space's failed topic job again, with a new set of attempts",
+        "path_params": ["spaceId"],
+        "query_params": [],
+        "request_type": None,
+        "response_type": "application/json",
+        "idempotency_field": None,
+    },
     "listSpaces": {
         "method": "GET",
         "path": "/v1/spaces",

@@ -54,8 +54,14 @@ export async function dueTopicSpaces(
   waitForGraph: boolean,
 ) {
   const t = (name: string) => sql.table(`${schema}.${name}`);
-  const { rows } = await sql<{ tenant_id: string; space_id: string; attempts: number }>`
-    select e.tenant_id, e.space_id, coalesce(max(j.attempts), 0)::int as attempts
+  const { rows } = await sql<{
+    tenant_id: string;
+    space_id: string;
+    attempts: number;
+    cycle: number;
+  }>`
+    select e.tenant_id, e.space_id, coalesce(max(j.attempts), 0)::int as attempts,
+      coalesce(max(j.cycle), 0)::int as cycle
     from ${t('memory_events')} e
     left join ${t('topic_jobs')} j on j.tenant_id = e.tenant_id and j.space_id = e.space_id
     where e.status in ('active', 'superseded')
@@ -274,7 +280,7 @@ export function createTopicJobs(options: TopicJobsOptions) {
 
   async function runSpace(
     schema: string,
-    due: { tenant_id: string; space_id: string; attempts: number },
+    due: { tenant_id: string; space_id: string; attempts: number; cycle: number },
     signal: AbortSignal,
   ): Promise<boolean> {
     const space: SpaceRef = { tenantId: due.tenant_id, spaceId: due.space_id };
@@ -326,6 +332,8 @@ export function createTopicJobs(options: TopicJobsOptions) {
           candidates.map((c) => [c.topic_id, c.source_event_ids]),
           chapterIds,
           attempt,
+          // Only a retried space's jobs say their cycle: a first cycle keeps the ids it had.
+          ...(due.cycle > 0 ? [due.cycle] : []),
         ]),
       )
       .digest('hex')

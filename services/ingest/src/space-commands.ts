@@ -2,6 +2,7 @@ import {
   decideCloseThread,
   decideConfigureSpace,
   decideRetryDerivation,
+  decideRetryTopics,
   type ConfigureSpaceCommand,
   type DataOf,
   type DerivationJobName,
@@ -9,10 +10,15 @@ import {
   DEFAULT_PROFILE_ID,
   profileStream,
 } from '@stratagate/domain';
-import { AppError } from '@stratagate/http';
+import { AppError, notFound } from '@stratagate/http';
 import { newId } from '@stratagate/writer';
 import type { IngestContext } from './context.ts';
-import type { CloseThreadSealedReply, RetryReply, SpaceSettingsReply } from './turns.schema.ts';
+import type {
+  CloseThreadSealedReply,
+  RetryReply,
+  RetryTopicsReply,
+  SpaceSettingsReply,
+} from './turns.schema.ts';
 
 /**
  * Closes a session (MM-SPACE-3): its open tail is sealed now as a shorter block. A thread with no
@@ -85,4 +91,14 @@ export async function retryDerivation(
   );
   const position = outcome.status === 'appended' ? (outcome.records[0]?.position ?? null) : null;
   return { blockId: input.blockId, job: input.job, position };
+}
+
+/** MM-TOP-8: asks for the space's topic job to run again after its attempts ran out. */
+export async function retryTopics(ctx: IngestContext, space: SpaceRef): Promise<RetryTopicsReply> {
+  const outcome = await ctx.writer.write(space, { occurredAt: ctx.now().toISOString() }, (state) =>
+    decideRetryTopics(state),
+  );
+  if (outcome.state.version === 0) throw notFound('space', space.spaceId);
+  const position = outcome.status === 'appended' ? (outcome.records[0]?.position ?? null) : null;
+  return { spaceId: space.spaceId, position };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorResponses, IdParam, SpaceIdParam, spaceOf, type TypedApp } from '@stratagate/http';
 import type { IngestContext } from './context.ts';
 import { recordTurn } from './record-turn.ts';
-import { closeThread, configureSpace, retryDerivation } from './space-commands.ts';
+import { closeThread, configureSpace, retryDerivation, retryTopics } from './space-commands.ts';
 import {
   CloseThreadNothingReply,
   CloseThreadSealedReply,
@@ -10,6 +10,7 @@ import {
   PostTurnReply,
   RetryBody,
   RetryReply,
+  RetryTopicsReply,
   SpaceSettingsBody,
   SpaceSettingsReply,
 } from './turns.schema.ts';
@@ -119,6 +120,26 @@ export function ingestPlugin(ctx: IngestContext) {
             job: request.body.job,
           }),
         ),
+    );
+
+    app.post(
+      '/v1/spaces/:spaceId/topics/retry',
+      {
+        schema: {
+          tags: ['ingest'],
+          operationId: 'retryTopics',
+          summary: "Run the space's failed topic job again, with a new set of attempts",
+          params: z.object({ spaceId: SpaceIdParam }),
+          response: {
+            202: RetryTopicsReply,
+            ...errorResponses({
+              404: 'The space does not exist in the tenant of the API key (`space_not_found`).',
+              413: true,
+            }),
+          },
+        },
+      },
+      async (request, reply) => reply.code(202).send(await retryTopics(ctx, spaceOf(request))),
     );
   };
 }

@@ -202,6 +202,15 @@ export const RetryReply = responseSchema(
   'Accepted: the retry is recorded; the job runs again asynchronously.',
   { blockId: 'blk_5be877ba2fd4424f8be85bfc62f082ae', job: 'summary', position: 17 },
 );
+export const RetryTopicsReply = responseSchema(
+  z.object({
+    spaceId: z.string(),
+    position: counter('log position of the retry request', 1).nullable(),
+  }),
+  "Accepted: the retry is recorded; the space's topic job runs again asynchronously.",
+  { spaceId: 'atlas', position: 42 },
+);
+export type RetryTopicsReply = z.infer<typeof RetryTopicsReply>;
 export type CloseThreadSealedReply = z.infer<typeof CloseThreadSealedReply>;
 export type SpaceSettingsReply = z.infer<typeof SpaceSettingsReply>;
 export type RetryReply = z.infer<typeof RetryReply>;

@@ -90,18 +90,31 @@ export async function onTopicJobFailed(rm: Rm, rec: RecordOf<'TopicJobFailed'>, 
   };
   await rm
     .insertInto('topic_jobs')
-    .values({ ...spaceOf(meta), ...row })
+    .values({ ...spaceOf(meta), ...row, cycle: 0 })
     .onConflict((oc) => oc.columns(['tenant_id', 'space_id']).doUpdateSet(row))
     .execute();
 }
 
-/** A manual retry starts a new cycle of attempts (MM-TOP-8). */
+/**
+ * A manual retry starts a new cycle of attempts (MM-TOP-8). The cycle is counted so the jobs of
+ * the new cycle are told apart from those of the last, which read the same batch.
+ */
 export async function onTopicRetryRequested(rm: Rm, meta: Meta) {
-  const space = spaceOf(meta);
+  const row = {
+    status: 'idle' as const,
+    attempts: 0,
+    next_retry_at: null,
+    last_error: null,
+    applied_position: meta.position,
+  };
   await rm
-    .deleteFrom('topic_jobs')
-    .where('tenant_id', '=', space.tenant_id)
-    .where('space_id', '=', space.space_id)
+    .insertInto('topic_jobs')
+    .values({ ...spaceOf(meta), ...row, cycle: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'space_id'])
+        .doUpdateSet({ ...row, cycle: sql`${sql.ref('topic_jobs.cycle')} + 1` as never }),
+    )
     .execute();
 }
 

@@ -77,6 +77,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spaces/{spaceId}/topics/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the space's failed topic job again, with a new set of attempts */
+        post: operations["retryTopics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spaces": {
         parameters: {
             query?: never;
@@ -1622,6 +1639,256 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "missing or invalid API key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The request body exceeds the configured limit (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the configured limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send the request body as JSON, with content-type application/json",
+                     *         "issues": [
+                     *           {
+                     *             "in": "headers",
+                     *             "path": "/content-type",
+                     *             "message": "must be application/json"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected server error (`internal`); details are in the server log only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal",
+                     *         "message": "internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retryTopics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the retry is recorded; the space's topic job runs again asynchronously. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "spaceId": "atlas",
+                     *       "position": 42
+                     *     }
+                     */
+                    "application/json": {
+                        spaceId: string;
+                        /** @description log position of the retry request */
+                        position: number | null;
+                    };
+                };
+            };
+            /** @description Invalid request: a path parameter, query parameter or body field failed validation, or holds a NUL, an unpaired surrogate or nesting deeper than 64 levels; `issues` lists each field (`invalid_request`). A body that is not valid JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "request body is invalid",
+                     *         "issues": [
+                     *           {
+                     *             "in": "body",
+                     *             "path": "/messages",
+                     *             "message": "Too small: expected array to have >=1 items"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: send `Authorization: Bearer <api key>` (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "missing or invalid API key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The space does not exist in the tenant of the API key (`space_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "space_not_found",
+                     *         "message": "space 'project:acme' was not found"
                      *       }
                      *     }
                      */

@@ -46,6 +46,17 @@ export const operationIndex = {
     responseType: 'application/json',
     idempotencyField: null,
   },
+  /** Run the space's failed topic job again, with a new set of attempts */
+  retryTopics: {
+    method: 'POST',
+    path: '/v1/spaces/{spaceId}/topics/retry',
+    pathParams: ['spaceId'],
+    queryParams: [],
+    hasBody: false,
+    requestType: null,
+    responseType: 'application/json',
+    idempotencyField: null,
+  },
   /** The spaces of your tenant, page by page */
   listSpaces: {
     method: 'GET',

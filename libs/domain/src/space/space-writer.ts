@@ -311,6 +311,13 @@ export function decideRetryDerivation(cmd: {
   return [{ type: 'DerivationRetryRequested', data: { blockId: cmd.blockId, job: cmd.job } }];
 }
 
+/** MM-TOP-8: a new cycle of attempts for the space's topic job; nothing for a space never written. */
+export function decideRetryTopics(
+  state: Pick<SpaceWriterState, 'version'>,
+): Extract<MemoryRecord, { type: 'TopicRetryRequested' }>[] {
+  return state.version === 0 ? [] : [{ type: 'TopicRetryRequested', data: {} }];
+}
+
 /**
  * Whether a turn sent again under a recorded `turnId` is the same turn: the same thread and
  * messages (role, name, content and tool calls, compared as JSON), and the same `occurredAt` when

@@ -46,6 +46,8 @@ export interface TopicJobRow {
   attempts: number;
   next_retry_at: string | null;
   last_error: string | null;
+  /** Manual retries so far: each starts a new cycle of attempts with jobs of their own. */
+  cycle: number;
   applied_position: number;
 }
 
@@ -100,6 +102,7 @@ export async function migrateTopicsReadModel(db: AnyDb, schema: string): Promise
       applied_position bigint not null,
       primary key (tenant_id, space_id)
     )`,
+    sql`alter table ${s}.topic_jobs add column if not exists cycle int not null default 0`,
   ];
   for (const statement of statements) await statement.execute(db);
 }
