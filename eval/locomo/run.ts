@@ -150,7 +150,21 @@ export interface LocomoEvalReport {
   /** Recall@k and hit_all@k of each list alone over categories 1–5. */
   lists: Record<SearchList, Aggregate>;
   /** Memory events and graph records built per conversation. */
-  memory: { sampleId: string; events: number; graphNodes: number; facts: number; edges: number }[];
+  memory: {
+    sampleId: string;
+    events: number;
+    graphNodes: number;
+    facts: number;
+    edges: number;
+    /** The topic directory: chapters, events in none (fallbacks), its size in recall. */
+    topics: {
+      chapters: number;
+      fallbacks: number;
+      coverage: number;
+      directoryTokens: number;
+      form: string;
+    };
+  }[];
   conversations: ConversationReport[];
   questions: QuestionResult[];
   markdown: string;
@@ -174,7 +188,9 @@ async function settle(t: TestNode, spaceId: string, timeoutMs = 15 * 60_000): Pr
       s.summaryJobs.pending === 0 &&
       s.extractionJobs.pending === 0 &&
       s.graphJobs.pending === 0 &&
-      s.blocks.pending === s.summaryJobs.failed;
+      s.blocks.pending === s.summaryJobs.failed &&
+      // The topic directory is built after the graph; its figures are part of the report.
+      s.topicJobs.status !== 'due';
     if (done) return;
     if (Date.now() > deadline) {
       throw new Error(`space ${spaceId} did not settle: ${JSON.stringify(s)}`);
@@ -463,10 +479,11 @@ function markdown(report: Omit<LocomoEvalReport, 'markdown'>): string {
     '',
     '## Memory built per conversation',
     '',
-    '| conversation | events | graph nodes | facts | edges |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    '| conversation | events | graph nodes | facts | edges | topic chapters | events in a chapter | directory in recall |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...report.memory.map(
-      (m) => `| ${m.sampleId} | ${m.events} | ${m.graphNodes} | ${m.facts} | ${m.edges} |`,
+      (m) =>
+        `| ${m.sampleId} | ${m.events} | ${m.graphNodes} | ${m.facts} | ${m.edges} | ${m.topics.chapters} | ${pct(m.topics.coverage)} | ${m.topics.directoryTokens} tokens (${m.topics.form}) |`,
     ),
     '',
     '## Recall@k per conversation',
@@ -556,7 +573,12 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
       if (EVAL_SETTINGS.analyzeAfterSettle) await sql`analyze`.execute(t.node.database.db);
       log(`${tag} settled in ${((t2 - t1) / 1000).toFixed(1)} s`);
       if (options.afterIngest) await options.afterIngest({ node: t, spaceId, sample });
-      memory.push({ sampleId: sample.sample_id, ...(await memoryCounts(t, spaceId)) });
+      memory.push({
+        sampleId: sample.sample_id,
+        ...(await memoryCounts(t, spaceId)),
+        topics: await topicCounts(t, spaceId, sessions[0]!.threadId, sample.qa[0]?.question ?? ''),
+      });
+      log(`${tag} memory ${JSON.stringify(memory.at(-1))}`);
 
       const known = new Set(turns.map((x) => x.diaId));
       const map = new TurnMap(sessions);
@@ -707,6 +729,39 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * The directory MM-TOP builds: chapters, fallbacks (events in no chapter), coverage (the share of
+ * events in a chapter) and the directory's size in one recall.
+ */
+async function topicCounts(t: TestNode, spaceId: string, threadId: string, message: string) {
+  let chapters = 0;
+  let fallbacks = 0;
+  let inChapters = 0;
+  for (let offset: number | null = 0; offset !== null;) {
+    const page: OperationOutput<'listTopics'> = await t.client.call('listTopics', {
+      spaceId,
+      limit: 20,
+      offset,
+    });
+    for (const topic of page.topics) {
+      if (topic.isFallback) fallbacks += 1;
+      else {
+        chapters += 1;
+        inChapters += topic.sourceEventCount;
+      }
+    }
+    offset = page.nextOffset;
+  }
+  const recalled = await t.client.call('recall', { spaceId, threadId, body: { message } });
+  return {
+    chapters,
+    fallbacks,
+    coverage: inChapters + fallbacks === 0 ? 0 : round(inChapters / (inChapters + fallbacks)),
+    directoryTokens: recalled.directory.usedTokens,
+    form: recalled.directory.form,
+  };
+}
 
 /** Events (active and superseded) and the graph's visible nodes, current facts and edges. */
 async function memoryCounts(t: TestNode, spaceId: string) {
