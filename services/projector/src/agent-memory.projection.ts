@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord, RecordOf } from '@stratagate/domain';
 import type { ReadModelTables } from '@stratagate/store';
+import { memoryEventRow } from './memory-events.projection.ts';
 import { indexEvents, memoryEventSearchFields, setEventStatus } from './search.projection.ts';
 
 type Rm = Kysely<ReadModelTables>;
@@ -47,42 +48,18 @@ export async function onAgentMemoryRecorded(
   if (!e) return;
   const inserted = await rm
     .insertInto('memory_events')
-    .values({
-      tenant_id: tenantId,
-      space_id: spaceId,
-      event_id: e.id,
-      source_block_id: e.sourceBlockId,
-      thread_id: d.threadId,
-      title: e.title,
-      summary: e.summary,
-      tags: JSON.stringify(e.tags) as never,
-      quotes: JSON.stringify(e.quotes) as never,
-      source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
-      scope: e.scope,
-      criticality: e.criticality,
-      event_type: e.temporal.eventType,
-      temporal: JSON.stringify(e.temporal) as never,
-      mentioned_at: e.temporal.mentionedAt ?? null,
-      happened_start: e.temporal.happenedStart ?? null,
-      happened_end: e.temporal.happenedEnd ?? null,
-      status: 'active',
-      superseded_by: null,
-      mention_count: 1,
-      last_adopted_turn: e.formedTurn,
-      pinned: false,
-      forced_cap: null,
-      catalog_hints: JSON.stringify(e.catalogHints) as never,
-      extractor_version: null,
-      formed_turn: e.formedTurn,
-      block_sequence: 0,
-      created_at: at,
-      updated_at: at,
-      record_position: meta.position,
-      participant_node_ids: '[]' as never,
-      pool: 'agent',
-      conflicts_with: '[]' as never,
-      applied_position: meta.position,
-    })
+    .values(
+      memoryEventRow(e, {
+        tenantId,
+        spaceId,
+        threadId: d.threadId,
+        pool: 'agent',
+        extractorVersion: null,
+        blockSequence: 0,
+        at,
+        position: meta.position,
+      }),
+    )
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;

@@ -67,6 +67,60 @@ export async function onMemoryEventsExtracted(
  * and applies their supersede relations: the target becomes superseded with the 0.1 cap, its
  * content and sources unchanged, and a target forgotten meanwhile is not revived (MM-EVT-9/15).
  */
+/** A new memory event's row, extracted or recorded by an agent: active, mentioned once. */
+export function memoryEventRow(
+  e: Omit<MemoryEventCard, 'sourceBlockId' | 'extractorVersion'> & {
+    sourceBlockId: string | null;
+  },
+  where: {
+    tenantId: string;
+    spaceId: string;
+    threadId: string;
+    pool: 'extracted' | 'agent';
+    extractorVersion: number | null;
+    blockSequence: number;
+    at: string;
+    position: number;
+  },
+) {
+  return {
+    tenant_id: where.tenantId,
+    space_id: where.spaceId,
+    event_id: e.id,
+    source_block_id: e.sourceBlockId,
+    thread_id: where.threadId,
+    title: e.title,
+    summary: e.summary,
+    tags: JSON.stringify(e.tags) as never,
+    quotes: JSON.stringify(e.quotes) as never,
+    source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
+    scope: e.scope,
+    criticality: e.criticality,
+    event_type: e.temporal.eventType,
+    temporal: JSON.stringify(e.temporal) as never,
+    mentioned_at: e.temporal.mentionedAt ?? null,
+    happened_start: e.temporal.happenedStart ?? null,
+    happened_end: e.temporal.happenedEnd ?? null,
+    status: 'active' as const,
+    superseded_by: null,
+    mention_count: 1,
+    last_adopted_turn: e.formedTurn,
+    pinned: false,
+    forced_cap: null,
+    catalog_hints: JSON.stringify(e.catalogHints) as never,
+    extractor_version: where.extractorVersion,
+    formed_turn: e.formedTurn,
+    block_sequence: where.blockSequence,
+    created_at: where.at,
+    updated_at: where.at,
+    record_position: where.position,
+    participant_node_ids: '[]' as never,
+    pool: where.pool,
+    conflicts_with: '[]' as never,
+    applied_position: where.position,
+  };
+}
+
 export async function writeBlockEvents(
   rm: Rm,
   schema: string,
@@ -80,42 +134,18 @@ export async function writeBlockEvents(
   await rm
     .insertInto('memory_events')
     .values(
-      events.map((e) => ({
-        tenant_id: tenantId,
-        space_id: spaceId,
-        event_id: e.id,
-        source_block_id: e.sourceBlockId,
-        thread_id: e.temporal.threadId ?? b.thread_id,
-        title: e.title,
-        summary: e.summary,
-        tags: JSON.stringify(e.tags) as never,
-        quotes: JSON.stringify(e.quotes) as never,
-        source_message_ids: JSON.stringify(e.sourceMessageIds) as never,
-        scope: e.scope,
-        criticality: e.criticality,
-        event_type: e.temporal.eventType,
-        temporal: JSON.stringify(e.temporal) as never,
-        mentioned_at: e.temporal.mentionedAt ?? null,
-        happened_start: e.temporal.happenedStart ?? null,
-        happened_end: e.temporal.happenedEnd ?? null,
-        status: 'active' as const,
-        superseded_by: null,
-        mention_count: 1,
-        last_adopted_turn: e.formedTurn,
-        pinned: false,
-        forced_cap: null,
-        catalog_hints: JSON.stringify(e.catalogHints) as never,
-        extractor_version: e.extractorVersion ?? null,
-        formed_turn: e.formedTurn,
-        block_sequence: b.sequence,
-        created_at: meta.metadata.occurredAt,
-        updated_at: meta.metadata.occurredAt,
-        record_position: meta.position,
-        participant_node_ids: '[]' as never,
-        pool: 'extracted' as const,
-        conflicts_with: '[]' as never,
-        applied_position: meta.position,
-      })),
+      events.map((e) =>
+        memoryEventRow(e, {
+          tenantId,
+          spaceId,
+          threadId: e.temporal.threadId ?? b.thread_id,
+          pool: 'extracted',
+          extractorVersion: e.extractorVersion ?? null,
+          blockSequence: b.sequence,
+          at: meta.metadata.occurredAt,
+          position: meta.position,
+        }),
+      ),
     )
     .onConflict((oc) => oc.doNothing())
     .execute();
