@@ -73,9 +73,9 @@ export const Badge = (props: { kind?: string; children: ComponentChildren }) => 
   <span class={`badge ${props.kind ?? ''}`}>{props.children}</span>
 );
 
-export function Field(props: { label: string; children: ComponentChildren }) {
+export function Field(props: { label: string; wide?: boolean; children: ComponentChildren }) {
   return (
-    <label class="field">
+    <label class={props.wide ? 'field wide' : 'field'}>
       <span>{props.label}</span>
       {props.children}
     </label>

@@ -37,7 +37,7 @@ export function ImportsView(props: { spaceId: string; importId: string | null })
         written until you commit, and a commit can be undone.
       </p>
       <form onSubmit={preview}>
-        <Field label="Export to import">
+        <Field label="Export to import" wide>
           <textarea
             rows={10}
             value={text}
