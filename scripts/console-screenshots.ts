@@ -79,9 +79,9 @@ async function main() {
 
     await page.goto(`${base}/spaces/${SPACE}/graph`);
     await page.locator('.graph canvas').first().waitFor();
-    const options = await page.locator('.graph-layout select option').allTextContents();
+    const options = await page.locator('#graph-node option').allTextContents();
     const atlas = options.find((o) => o.startsWith('Atlas')) ?? options[1];
-    if (atlas) await page.locator('.graph-layout select').selectOption({ label: atlas });
+    if (atlas) await page.locator('#graph-node').selectOption({ label: atlas });
     await shot('graph');
 
     await page.goto(`${base}/spaces/${SPACE}/search`);

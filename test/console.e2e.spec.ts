@@ -134,8 +134,9 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
   });
 
   it('signs in, opens a thread and expands a block to the raw messages', async () => {
+    // By keyboard: Enter in the key field submits the form.
     await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('API key').press('Enter');
     await page.getByRole('link', { name: SPACE }).click();
     await page.getByRole('link', { name: 's1' }).click();
     const first = page.getByRole('article').first();
@@ -196,6 +197,86 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
     const mentions = (await change.locator('td').nth(1).textContent())!;
     const [before, after] = mentions.split('→').map((n) => Number(n.trim()));
     expect(after).toBe(before! + 1);
+  });
+
+  it("draws the graph and shows a node's facts with links to their source events", async () => {
+    await page.goto(url(`/spaces/${SPACE}/graph`));
+    await page.locator('.graph canvas').first().waitFor();
+    const picker = page.getByLabel('Node', { exact: true });
+    const atlas = (await picker.locator('option').allTextContents()).find((o) =>
+      o.startsWith('Atlas'),
+    );
+    expect(atlas).toBeDefined();
+    await picker.selectOption({ label: atlas! });
+    const detail = page.locator('article.node-detail');
+    await detail.getByRole('heading', { name: /Atlas/ }).waitFor();
+    await detail.getByRole('link', { name: /^evt_/ }).first().click();
+    await page.locator('#event-title').waitFor();
+    expect(page.url()).toMatch(new RegExp(`/console/spaces/${SPACE}/events/evt_`));
+  });
+
+  it('previews an import, changes a decision, confirms, commits and undoes it', async () => {
+    const exported = {
+      format: 'stratagate.external-memory.v2',
+      sourceType: 'external_ai_memory_export',
+      sourceSystem: 'OtherAI',
+      coverage: 'partial',
+      candidates: [
+        {
+          memoryKind: 'fact',
+          category: 'preference',
+          title: 'Caroline bakes sourdough',
+          summary: 'Caroline bakes sourdough bread every Sunday.',
+          scope: 'user',
+        },
+        {
+          memoryKind: 'fact',
+          category: 'project',
+          title: 'Atlas has a mascot',
+          summary: 'Project Atlas has a heron as its mascot.',
+          scope: 'project',
+        },
+      ],
+    };
+    await page.goto(url(`/spaces/${SPACE}/imports`));
+    await page.getByLabel('Export to import').fill(JSON.stringify(exported));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const title = page.locator('#import-title');
+    await title.waitFor();
+    await page.getByLabel('Decision for item 1').selectOption('IGNORE');
+    await page.getByRole('button', { name: 'Confirm decisions' }).click();
+    await title.locator('.badge', { hasText: 'ready' }).waitFor();
+    expect(await page.getByLabel('Decision for item 1').inputValue()).toBe('IGNORE');
+    await page.getByRole('button', { name: 'Commit' }).click();
+    await title.locator('.badge', { hasText: 'committed' }).waitFor();
+    const result = page.locator('.commit-result');
+    await result.waitFor();
+    expect(await result.textContent()).toMatch(/^Committed: added 1 and changed 0 events/);
+    const titles = async () =>
+      (
+        await t.client.call('listMemoryEvents', { spaceId: SPACE, status: 'active', limit: 200 })
+      ).events.map((e) => e.title);
+    await t.client.waitUntilSettled(SPACE);
+    expect(await titles()).toContain('Caroline bakes sourdough');
+    expect(await titles()).not.toContain('Atlas has a mascot');
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await title.locator('.badge', { hasText: 'undone' }).waitFor();
+    await t.client.waitUntilSettled(SPACE);
+    expect(await titles()).not.toContain('Caroline bakes sourdough');
+  });
+
+  it('shows a profile with its history', async () => {
+    await t.client.call('createProfile', { profileId: 'caroline' });
+    await t.client.call('editProfileField', {
+      profileId: 'caroline',
+      body: { field: 'homeCity', value: 'Lisbon', expectedRevision: null },
+    });
+    await page.goto(url('/profiles'));
+    await page.getByLabel('Profile id').fill('caroline');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('row', { name: /homeCity Lisbon/ }).waitFor();
+    await page.locator('ol.timeline li', { hasText: 'homeCity' }).waitFor();
+    expect(await page.getByText('Pending proposals').isVisible()).toBe(true);
   });
 
   it('shows a failed derivation job and retries it until it succeeds', async () => {

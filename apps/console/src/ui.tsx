@@ -3,7 +3,13 @@ import { BASE, navigate } from './router.ts';
 import { describe, isNotFound, type Loaded } from './api.ts';
 
 /** A link inside the console: a real <a> (open in a new tab works), routed in place on a click. */
-export function Link(props: { href: string; children: ComponentChildren; class?: string }) {
+export function Link(props: {
+  href: string;
+  children: ComponentChildren;
+  class?: string;
+  /** Marks the link to the page being shown. */
+  current?: boolean;
+}) {
   const onClick = (event: TargetedMouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
       return;
@@ -12,7 +18,12 @@ export function Link(props: { href: string; children: ComponentChildren; class?:
     navigate(props.href);
   };
   return (
-    <a href={BASE + props.href} onClick={onClick} class={props.class}>
+    <a
+      href={BASE + props.href}
+      onClick={onClick}
+      class={props.class}
+      aria-current={props.current ? 'page' : undefined}
+    >
       {props.children}
     </a>
   );
@@ -73,9 +84,27 @@ export const Badge = (props: { kind?: string; children: ComponentChildren }) => 
   <span class={`badge ${props.kind ?? ''}`}>{props.children}</span>
 );
 
-export function Field(props: { label: string; wide?: boolean; children: ComponentChildren }) {
+/**
+ * A labelled control. Give `id` (and the same id to the control) for a select: a label wrapped
+ * around a select would take the options' text into its accessible name.
+ */
+export function Field(props: {
+  label: string;
+  id?: string;
+  wide?: boolean;
+  children: ComponentChildren;
+}) {
+  const kind = props.wide ? 'field wide' : 'field';
+  if (props.id) {
+    return (
+      <div class={kind}>
+        <label for={props.id}>{props.label}</label>
+        {props.children}
+      </div>
+    );
+  }
   return (
-    <label class={props.wide ? 'field wide' : 'field'}>
+    <label class={kind}>
       <span>{props.label}</span>
       {props.children}
     </label>

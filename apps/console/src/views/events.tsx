@@ -80,8 +80,12 @@ export function EventsView(props: { spaceId: string }) {
   return (
     <section aria-labelledby="events-title">
       <h2 id="events-title">Memory events</h2>
-      <Field label="Status">
-        <select value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
+      <Field label="Status" id="events-status">
+        <select
+          id="events-status"
+          value={status}
+          onChange={(e) => setStatus(e.currentTarget.value as Status)}
+        >
           {(['all', 'active', 'superseded', 'forgotten', 'archived'] as const).map((s) => (
             <option key={s} value={s}>
               {s}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import cytoscape from 'cytoscape';
 import { useLoad, type OperationOutput } from '../api.ts';
 import { pathOf } from '../router.ts';
-import { Badge, Link, Show } from '../ui.tsx';
+import { Badge, Field, Link, Show } from '../ui.tsx';
 
 type GraphNode = OperationOutput<'listGraphNodes'>['nodes'][number];
 
@@ -22,9 +22,9 @@ export function GraphView(props: { spaceId: string }) {
             <div class="graph-layout">
               <Picture nodes={page.nodes} onSelect={setSelected} />
               <div>
-                <label class="field">
-                  <span>Node</span>
+                <Field label="Node" id="graph-node">
                   <select
+                    id="graph-node"
                     value={selected ?? ''}
                     onChange={(e) => setSelected(e.currentTarget.value || null)}
                   >
@@ -35,7 +35,7 @@ export function GraphView(props: { spaceId: string }) {
                       </option>
                     ))}
                   </select>
-                </label>
+                </Field>
                 {selected ? (
                   <NodeDetail
                     spaceId={spaceId}
@@ -135,10 +135,10 @@ function Picture(props: { nodes: GraphNode[]; onSelect(id: string): void }) {
 
 const eventLinks = (spaceId: string, ids: string[]) =>
   ids.map((id, i) => (
-    <>
+    <span key={id}>
       {i > 0 ? ', ' : ''}
       <Link href={pathOf('spaces', spaceId, 'events', id)}>{id}</Link>
-    </>
+    </span>
   ));
 
 function NodeDetail(props: {

@@ -215,6 +215,22 @@ function ImportView(props: { spaceId: string; importId: string }) {
             </button>
           </div>
           {note ? <p role="status">{note}</p> : null}
+          {imp.commit ? (
+            <p class="commit-result">
+              {imp.state === 'undone' ? 'Undone; the commit had added' : 'Committed: added'}{' '}
+              {imp.commit.addedEventIds.length} and changed {imp.commit.changedEventIds.length}{' '}
+              events
+              {imp.state === 'undone' ? '.' : ':'}{' '}
+              {imp.state === 'undone'
+                ? null
+                : [...imp.commit.addedEventIds, ...imp.commit.changedEventIds].map((id, i) => (
+                    <span key={id}>
+                      {i > 0 ? ', ' : ''}
+                      <Link href={pathOf('spaces', spaceId, 'events', id)}>{id}</Link>
+                    </span>
+                  ))}
+            </p>
+          ) : null}
         </section>
       )}
     </Show>

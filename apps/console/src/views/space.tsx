@@ -35,9 +35,9 @@ export function SpaceView(props: { spaceId: string; rest: string[] }) {
         {TABS.map(([path, label]) => {
           const current = (tab ?? '') === path || (path === '' && tab === 'threads');
           return (
-            <span key={path} aria-current={current ? 'page' : undefined}>
-              <Link href={path ? `${base}/${path}` : base}>{label}</Link>
-            </span>
+            <Link key={path} href={path ? `${base}/${path}` : base} current={current}>
+              {label}
+            </Link>
           );
         })}
       </nav>
