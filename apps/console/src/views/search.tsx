@@ -172,8 +172,9 @@ export function SearchView(props: { spaceId: string }) {
           </ol>
           <fieldset>
             <legend>Assessment</legend>
-            <Field label="Verdict">
+            <Field label="Verdict" id="search-verdict">
               <select
+                id="search-verdict"
                 value={verdict}
                 onChange={(e) => setVerdict(e.currentTarget.value as Verdict)}
               >
