@@ -11,7 +11,7 @@ import {
   type Session,
 } from './api.ts';
 import { useRoute } from './router.ts';
-import { Link, NotFound } from './ui.tsx';
+import { Alert, Link, NotFound } from './ui.tsx';
 import { SpacesView } from './views/spaces.tsx';
 import { SpaceView } from './views/space.tsx';
 import { ProfileView } from './views/profile.tsx';
@@ -99,11 +99,7 @@ function SignIn(props: { error: string | null; onSignedIn(key: string): void }) 
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
-      {error ? (
-        <p id="signin-error" class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert id="signin-error" message={error} />
       <p class="muted">
         No key yet? <code>npm start</code> prints one on first run;{' '}
         <code>stratagate keys create</code> makes more. The API reference is at{' '}

@@ -41,6 +41,16 @@ export function NotFound(props: { what: string }) {
   );
 }
 
+/** A message from a failed action, read out when it appears; nothing when there is none. */
+export function Alert(props: { message: string | null | undefined; id?: string }) {
+  if (!props.message) return null;
+  return (
+    <p id={props.id} class="error" role="alert">
+      {props.message}
+    </p>
+  );
+}
+
 export function Failure(props: { error: unknown }) {
   return (
     <p class="error" role="alert">

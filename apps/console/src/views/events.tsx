@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { describe, useLoad, useSession, type OperationOutput } from '../api.ts';
 import { pathOf } from '../router.ts';
-import { Badge, Field, Link, Show, Time } from '../ui.tsx';
+import { Alert, Badge, Field, Link, Show, Time } from '../ui.tsx';
 
 type EventCard = OperationOutput<'listMemoryEvents'>['events'][number];
 type Status = 'all' | 'active' | 'superseded' | 'forgotten' | 'archived';
@@ -179,11 +179,7 @@ export function EventView(props: { spaceId: string; eventId: string }) {
             )}
           </div>
           {message ? <p role="status">{message}</p> : null}
-          {error ? (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          ) : null}
+          <Alert message={error} />
           <Times temporal={e.temporal} />
           <Chains spaceId={spaceId} event={e} />
           <h3>Weight</h3>

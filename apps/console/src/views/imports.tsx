@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { TargetedSubmitEvent } from 'preact';
 import { describe, useLoad, useSession, type OperationOutput } from '../api.ts';
 import { navigate, pathOf } from '../router.ts';
-import { Badge, Field, Link, Show } from '../ui.tsx';
+import { Alert, Badge, Field, Link, Show } from '../ui.tsx';
 
 type Import = OperationOutput<'getImport'>;
 type Action = Import['items'][number]['action'];
@@ -49,11 +49,7 @@ export function ImportsView(props: { spaceId: string; importId: string | null })
           {busy ? 'Previewing…' : 'Preview'}
         </button>
       </form>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
     </section>
   );
 }
@@ -95,11 +91,7 @@ function ImportView(props: { spaceId: string; importId: string }) {
               {imp.source.coverageNote ? `: ${imp.source.coverageNote}` : ''}
             </p>
           ) : null}
-          {imp.error ? (
-            <p class="error" role="alert">
-              {imp.error}
-            </p>
-          ) : null}
+          <Alert message={imp.error} />
           <p>
             {imp.counts.candidates} items: {imp.counts.add} add, {imp.counts.merge} merge,{' '}
             {imp.counts.supersede} supersede, {imp.counts.conflict} conflict, {imp.counts.ignore}{' '}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { TargetedSubmitEvent } from 'preact';
 import { describe, useLoad, useSession, type OperationOutput } from '../api.ts';
 import { pathOf } from '../router.ts';
-import { Field, Link } from '../ui.tsx';
+import { Alert, Field, Link } from '../ui.tsx';
 
 type Found = OperationOutput<'searchEvents'>;
 type Assessed = OperationOutput<'assessEvidence'>;
@@ -137,11 +137,7 @@ export function SearchView(props: { spaceId: string }) {
           {busy === 'search' ? 'Searching…' : 'Search'}
         </button>
       </form>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {found ? (
         <>
           <h3>

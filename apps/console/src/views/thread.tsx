@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { describe, useLoad, useSession, type OperationOutput } from '../api.ts';
 import { pathOf } from '../router.ts';
-import { Badge, Link, Show, Time } from '../ui.tsx';
+import { Alert, Badge, Link, Show, Time } from '../ui.tsx';
 
 type Block = OperationOutput<'getThreadContext'>['blocks'][number];
 
@@ -143,11 +143,7 @@ function BlockCard(props: { spaceId: string; threadId: string; block: Block; onL
           Expanded from L{shown.from} to L{shown.level}; its fading starts over now.
         </p>
       ) : null}
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <pre class="content">{shown?.content ?? block.content}</pre>
     </article>
   );
