@@ -55,6 +55,7 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
   let otherKey: string;
   let browser: Browser;
   let page: Page;
+  const problems: string[] = [];
   const broken = modelWithABrokenBlock();
   const url = (path: string) => `${t.node.url}/console${path}`;
 
@@ -111,6 +112,14 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
       args: ['--no-sandbox', '--disable-background-networking'],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // Failed API calls are expected here (a wrong key, a space of another tenant); uncaught
+    // errors and anything the page's content security policy blocked are not.
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy|Refused to/.test(message.text())) {
+        problems.push(message.text());
+      }
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -298,5 +307,9 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
     await page.goto(url(`/spaces/${SECRET}`));
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     expect(await page.locator('body').textContent()).not.toContain('Another tenant says hello');
+  });
+
+  it('ran every view without an uncaught error or anything blocked by its policy', () => {
+    expect(problems).toEqual([]);
   });
 });
