@@ -10,6 +10,7 @@ export default tseslint.config(
       'bench/out/**',
       'coverage/**',
       'libs/client/dist/**',
+      'apps/console/dist/**',
     ],
   },
   js.configs.recommended,

@@ -207,13 +207,13 @@ describe(`citable reads, recall text and bounds, status (${describeBackend()})`,
     expect((await t.request('GET', '/v1/spaces/nowhere/threads')).status).toBe(404);
   });
 
-  it('GET / is a small landing page linking the docs and the document, and no console yet', async () => {
+  it('GET / is a small landing page linking the console, the docs and the document', async () => {
     const res = await t.node.http!.inject({ method: 'GET', url: '/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toContain('href="/docs"');
     expect(res.body).toContain('href="/openapi.json"');
-    expect(res.body).not.toContain('/console');
+    expect(res.body).toContain('href="/console/"');
     for (const role of ['ingest', 'query', 'projector', 'consolidator']) {
       expect(res.body).toContain(`<li>${role}</li>`);
     }

@@ -19,9 +19,12 @@ import {
 import { recordSpanError, tracer } from '@stratagate/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Probes and the docs page: frequent or static, never worth a trace. */
+/** Probes, the docs page and the console's files: frequent or static, never worth a trace. */
 const untraced = (route: string) =>
-  route === '/healthz' || route === '/readyz' || route.startsWith('/docs');
+  route === '/healthz' ||
+  route === '/readyz' ||
+  route.startsWith('/docs') ||
+  route.startsWith('/console');
 
 const active = new WeakMap<FastifyRequest, { span: Span; ctx: Context }>();
 

@@ -36,6 +36,7 @@ import { prepareReadModel } from './read-model.ts';
 import { requestReconsolidation } from './reconsolidate.ts';
 import { DataDirInUse, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { localKeys, remoteKeys, startAdminServer, type KeyOperations } from './keys.ts';
+import { CONSOLE_PATH } from './console.ts';
 
 type Flags = {
   role?: string;
@@ -223,6 +224,8 @@ withStoreOptions(
       : `StrataGate roles [${config.STRATAGATE_ROLES.join(', ')}] running on ${where}`,
   );
   if (node.url) console.log(`HTTP API: ${node.url}  (OpenAPI: ${node.url}/openapi.json)`);
+  if (node.url && node.query)
+    console.log(`Console: ${node.url}${CONSOLE_PATH}/  (sign in with an API key)`);
   if (node.createdKey) {
     console.log(
       `\nAPI key for tenant '${config.STRATAGATE_TENANT}' (shown once, stored hashed):\n  ${node.createdKey}\n`,

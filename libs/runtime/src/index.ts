@@ -4,3 +4,4 @@ export * from './reconsolidate.ts';
 export * from './read-model.ts';
 export * from './landing.ts';
 export * from './openapi-document.ts';
+export * from './console.ts';

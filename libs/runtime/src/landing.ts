@@ -13,9 +13,11 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 /** The small HTML page at `/`: what runs here and where to go next. */
 export function landingPage(options: LandingOptions): string {
   const links = [
+    ...(options.consolePath
+      ? [[options.consolePath, 'Console: what the agents remember, and why (sign in with a key)']]
+      : []),
     ['/docs', 'API reference (try it out with your key)'],
     ['/openapi.json', 'OpenAPI document'],
-    ...(options.consolePath ? [[options.consolePath, 'Console']] : []),
   ]
     .map(([href, label]) => `<li><a href="${escape(href!)}">${escape(label!)}</a></li>`)
     .join('\n      ');

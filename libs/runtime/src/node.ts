@@ -46,6 +46,7 @@ import { openMessageLog } from './log-backend.ts';
 import { dataServicesOf } from './data-services.ts';
 import { prepareReadModel } from './read-model.ts';
 import { landingPlugin } from './landing.ts';
+import { CONSOLE_PATH, consolePlugin } from './console.ts';
 import { openStores, type Stores } from './stores.ts';
 
 export interface StrataGateNode {
@@ -117,6 +118,8 @@ export interface NodeOptions {
    * grown and run two ANALYZEs side by side.
    */
   logUpkeep?: boolean;
+  /** The built console's folder (default: apps/console/dist in this checkout). */
+  consoleDir?: string;
 }
 
 /**
@@ -405,7 +408,17 @@ export async function startNode(
   if (dataServices) routes.push(dataPlugin(dataServices));
   // MCP tools call the API in process with the caller's key (ADR 0053).
   if (queryServices) routes.push(mcpPlugin({ authenticate: (key) => apiKeys.authenticate(key) }));
-  if (routes.length > 0) routes.push(landingPlugin({ roles: [...roles], version: VERSION }));
+  // The console reads through the same API, so it is served where the query role is.
+  if (queryServices) routes.push(consolePlugin({ dir: options.consoleDir }));
+  if (routes.length > 0) {
+    routes.push(
+      landingPlugin({
+        roles: [...roles],
+        version: VERSION,
+        ...(queryServices ? { consolePath: `${CONSOLE_PATH}/` } : {}),
+      }),
+    );
+  }
   const http =
     routes.length > 0
       ? await buildHttpApp({

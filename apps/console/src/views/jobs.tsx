@@ -1,0 +1,162 @@
+import { useState } from 'preact/hooks';
+import { describe, useLoad, useSession } from '../api.ts';
+import type { StrataGate } from '@stratagate/client';
+import { Badge, Show } from '../ui.tsx';
+
+type Job = 'summary' | 'extraction' | 'graph';
+
+interface FailedJob {
+  blockId: string;
+  threadId: string;
+  turns: string;
+  job: Job;
+  attempts: number;
+  lastError: string | null;
+}
+
+/** Blocks looked at for failed extraction and graph jobs, at most. */
+const MAX_BLOCKS = 100;
+
+/**
+ * The failed derivation jobs of a space, found block by block: a thread's pending blocks carry
+ * their summary state; a ready block's extraction and graph states are on the block itself.
+ */
+async function failedJobs(client: StrataGate, spaceId: string): Promise<FailedJob[]> {
+  const status = await client.call('getSpaceStatus', { spaceId });
+  const failures =
+    status.summaryJobs.failed + status.extractionJobs.failed + status.graphJobs.failed;
+  if (failures === 0) return [];
+  const { threads } = await client.call('listThreads', { spaceId, limit: 200 });
+  const ids: string[] = [];
+  for (const t of threads) {
+    const ctx = await client.call('getThreadContext', { spaceId, threadId: t.threadId });
+    ids.push(...ctx.pendingBlocks.map((b) => b.id), ...ctx.blocks.map((b) => b.id));
+    if (ids.length >= MAX_BLOCKS) break;
+  }
+  const blocks = await Promise.all(
+    ids.slice(0, MAX_BLOCKS).map((blockId) => client.call('getBlock', { spaceId, blockId })),
+  );
+  return blocks.flatMap((b) => {
+    const turns = b.turnRange.join('–');
+    const base = { blockId: b.id, threadId: b.threadId, turns };
+    const out: FailedJob[] = [];
+    if (b.summaryStatus === 'failed') {
+      out.push({
+        ...base,
+        job: 'summary',
+        attempts: b.summaryAttempts,
+        lastError: b.summaryLastError,
+      });
+    }
+    if (b.extractionStatus === 'failed') {
+      out.push({
+        ...base,
+        job: 'extraction',
+        attempts: b.extractionAttempts,
+        lastError: b.extractionLastError,
+      });
+    }
+    if (b.graphStatus === 'failed') {
+      out.push({ ...base, job: 'graph', attempts: b.graphAttempts, lastError: b.graphLastError });
+    }
+    return out;
+  });
+}
+
+/** Projection and derivation status, refreshed every two seconds, with failed jobs to retry. */
+export function JobsView(props: { spaceId: string }) {
+  const { spaceId } = props;
+  const { client } = useSession();
+  const status = useLoad((c) => c.call('getSpaceStatus', { spaceId }), [spaceId], 2000);
+  const failed = useLoad((c) => failedJobs(c, spaceId), [spaceId], 4000);
+  const [note, setNote] = useState<string | null>(null);
+  const retry = async (job: FailedJob) => {
+    setNote(null);
+    try {
+      await client.call('retryDerivation', {
+        spaceId,
+        blockId: job.blockId,
+        body: { job: job.job },
+      });
+      setNote(`Retry of the ${job.job} job for turns ${job.turns} requested.`);
+      status.reload();
+      failed.reload();
+    } catch (thrown) {
+      setNote(describe(thrown));
+    }
+  };
+  return (
+    <section aria-labelledby="jobs-title">
+      <h2 id="jobs-title">Jobs and projection</h2>
+      <p class="muted">Refreshes every two seconds.</p>
+      <Show loaded={status} what="the space status">
+        {(s) => (
+          <>
+            <p>
+              <Badge kind={s.settled ? 'succeeded' : 'pending'}>
+                {s.settled ? 'settled' : 'working'}
+              </Badge>{' '}
+              projected {s.projectedPosition} of {s.logPosition} in the log · {s.turnCounter} turns
+              · blocks {s.blocks.ready} ready, {s.blocks.pending} pending
+            </p>
+            <table>
+              <caption>Derivation jobs</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Job</th>
+                  <th scope="col">Pending</th>
+                  <th scope="col">Done</th>
+                  <th scope="col">Failed</th>
+                </tr>
+              </thead>
+              <tbody>
+                <tr>
+                  <th scope="row">summary</th>
+                  <td>{s.summaryJobs.pending}</td>
+                  <td>{s.summaryJobs.succeeded}</td>
+                  <td>{s.summaryJobs.failed}</td>
+                </tr>
+                <tr>
+                  <th scope="row">extraction</th>
+                  <td>{s.extractionJobs.pending}</td>
+                  <td>
+                    {s.extractionJobs.succeeded} (+{s.extractionJobs.skipped} skipped)
+                  </td>
+                  <td>{s.extractionJobs.failed}</td>
+                </tr>
+                <tr>
+                  <th scope="row">graph</th>
+                  <td>{s.graphJobs.pending}</td>
+                  <td>{s.graphJobs.completed}</td>
+                  <td>{s.graphJobs.failed}</td>
+                </tr>
+              </tbody>
+            </table>
+          </>
+        )}
+      </Show>
+      <h3>Failed jobs</h3>
+      {note ? <p role="status">{note}</p> : null}
+      <Show loaded={failed} what="the failed jobs">
+        {(jobs) =>
+          jobs.length === 0 ? (
+            <p>No failed jobs.</p>
+          ) : (
+            <ul class="failed-jobs">
+              {jobs.map((j) => (
+                <li key={`${j.blockId}-${j.job}`}>
+                  <Badge kind="failed">failed</Badge> {j.job} of turns {j.turns} in thread{' '}
+                  <code>{j.threadId}</code> after {j.attempts} attempts
+                  {j.lastError ? <span class="muted">: {j.lastError}</span> : null}{' '}
+                  <button type="button" onClick={() => void retry(j)}>
+                    Retry {j.job} for turns {j.turns}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
