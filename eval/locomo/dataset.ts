@@ -4,6 +4,7 @@
  * The annotation fields (`event_summary`, `observation`, `session_summary`) and the qa are never
  * part of a `LocomoTurn`: only `speaker`, `text` and `blip_caption` reach the content.
  */
+import { MONTH_NAMES } from '@stratagate/domain';
 
 export interface LocomoRawTurn {
   speaker: string;
@@ -46,21 +47,6 @@ export interface LocomoSession {
   turns: LocomoTurn[];
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 const SESSION_DATE = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i;
 
 /** "1:56 pm on 8 May, 2023" → Date (UTC). Throws on anything else. */
@@ -72,7 +58,7 @@ export function parseSessionDate(text: string): Date {
   const minute = Number(min);
   const day = Number(d);
   const year = Number(y);
-  const month = MONTHS.indexOf(monthName!.toLowerCase());
+  const month = (MONTH_NAMES as readonly string[]).indexOf(monthName!.toLowerCase());
   if (month < 0 || hour12 < 1 || hour12 > 12 || minute > 59 || day < 1) {
     throw new Error(`unparsable LoCoMo session date: ${JSON.stringify(text)}`);
   }

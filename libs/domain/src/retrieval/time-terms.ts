@@ -12,7 +12,8 @@ import { civilFromDays as civilOf, daysFromCivil as daysOf } from '../profile/in
  * needs the caller's `today`.
  */
 
-const MONTHS = [
+/** English month names, lower case, January first. */
+export const MONTH_NAMES = [
   'january',
   'february',
   'march',
@@ -159,7 +160,8 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
   ten: 10,
 };
 
-const monthNumber = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.slice(0, 3))) + 1;
+const monthNumber = (name: string) =>
+  MONTH_NAMES.findIndex((m) => m.startsWith(name.slice(0, 3))) + 1;
 
 interface Rule {
   pattern: RegExp;
