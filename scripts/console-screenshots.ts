@@ -42,6 +42,13 @@ async function main() {
     });
   }
   await sg.waitUntilSettled(SPACE);
+  // The topic directory is built after extraction and the graph; the topics shot needs it.
+  for (;;) {
+    const { topicJobs } = await sg.call('getSpaceStatus', { spaceId: SPACE });
+    if (topicJobs.status === 'idle' && topicJobs.unassignedEvents === 0) break;
+    if (topicJobs.status === 'failed') throw new Error(`topic job failed: ${topicJobs.lastError}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
   await sg.call('createProfile', { profileId: 'caroline' });
   await sg.call('editProfileField', {
     profileId: 'caroline',
@@ -76,6 +83,15 @@ async function main() {
     await page.locator('ol.timeline a').filter({ hasText: /pnpm/i }).first().click();
     await page.locator('ol.sources blockquote').first().waitFor();
     await shot('memory-event-sources');
+
+    await page.goto(`${base}/spaces/${SPACE}/topics`);
+    await page.locator('ol.topics > li').first().waitFor();
+    await shot('topics');
+    await page.locator('ol.topics > li a').first().click();
+    await page.locator('#topic-title').waitFor();
+    await page.getByRole('button', { name: "Search this topic's events" }).click();
+    await page.locator('.topic-batch ol.hits > li').first().waitFor();
+    await page.screenshot({ path: join(OUT, 'topic-chapter.png'), fullPage: true });
 
     await page.goto(`${base}/spaces/${SPACE}/graph`);
     await page.locator('.graph canvas').first().waitFor();

@@ -26,6 +26,7 @@ if (!hasChromium) {
 const SPACE = 'console-e2e';
 const BROKEN = 'console-broken';
 const SECRET = 'console-secret';
+const TOPICS = 'console-topics';
 const SAID = [
   'Our project Atlas uses npm.',
   'The Atlas team meets on Mondays in Lisbon.',
@@ -208,6 +209,35 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
     expect(after).toBe(before! + 1);
   });
 
+  it('opens a chapter, follows a member to its event and searches the topic', async () => {
+    // The offline topic builder groups the events once extraction and the graph are done.
+    for (;;) {
+      await t.settle(SPACE);
+      const { topicJobs } = await t.client.call('getSpaceStatus', { spaceId: SPACE });
+      if (topicJobs.status === 'idle' && topicJobs.unassignedEvents === 0) break;
+      expect(topicJobs.status).not.toBe('failed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(url(`/spaces/${SPACE}/topics`));
+    const chapter = page.locator('ol.topics > li').first().getByRole('link');
+    await chapter.waitFor();
+    expect(await chapter.textContent()).toMatch(/^1\. \S/);
+    await chapter.click();
+    await page.locator('#topic-title').waitFor();
+    const member = page.locator('ul.members a').first();
+    const title = (await member.textContent())!;
+    await member.click();
+    await page.locator('#event-title', { hasText: title }).waitFor();
+    expect(page.url()).toMatch(new RegExp(`/console/spaces/${SPACE}/events/evt_`));
+    await page.goBack();
+    await page.getByLabel('Thread').fill('s3');
+    await page.getByRole('button', { name: "Search this topic's events" }).click();
+    const batch = page.locator('.topic-batch');
+    await batch.getByRole('heading', { name: /^Batch \S+/ }).waitFor();
+    expect(await batch.locator('ol.hits strong').allTextContents()).toContain(title);
+    expect(await page.getByText('it opens an evidence batch').isVisible()).toBe(true);
+  });
+
   it("draws the graph and shows a node's facts with links to their source events", async () => {
     await page.goto(url(`/spaces/${SPACE}/graph`));
     await page.locator('.graph canvas').first().waitFor();
@@ -301,6 +331,63 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
     const ctx = await t.client.call('getThreadContext', { spaceId: BROKEN, threadId: 'b1' });
     expect(ctx.pendingBlocks).toEqual([]);
     expect(ctx.blocks).toHaveLength(1);
+  });
+
+  it('shows a failed topic job and retries it', { timeout: 120_000 }, async () => {
+    // A node of its own: its topic model fails until told otherwise, on a clock moved by hand
+    // so the back-off between attempts passes at once.
+    let clock = Date.parse('2026-06-01T09:00:00Z');
+    let failing = true;
+    const offline = createOfflineProvider();
+    const model: ModelPort = {
+      ...offline,
+      async buildTopics(input, options) {
+        if (failing) throw new Error('the topic model is down');
+        return offline.buildTopics!(input, options);
+      },
+    };
+    const n = await startTestNode('console_topics', {
+      listen: true,
+      model,
+      now: () => new Date(clock),
+      config: { STRATAGATE_TOPIC_BUILDER: 'model' },
+    });
+    const topicJob = async (want: string, attempts: number) => {
+      for (;;) {
+        const s = await n.request('GET', `/v1/spaces/${TOPICS}/status`);
+        const job = s.status === 200 ? s.body.topicJobs : null;
+        if (job?.status === want && job.attempts === attempts) return;
+        clock += 5 * 60_000;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const tab = await browser.newPage();
+    try {
+      await n.client.call('configureSpace', { spaceId: TOPICS, body: { blockSize: 1 } });
+      await n.client.call('recordTurn', {
+        spaceId: TOPICS,
+        body: {
+          threadId: 'kitchen',
+          occurredAt: '2026-06-01T08:00:00Z',
+          messages: [{ role: 'user', name: 'Ana', content: 'We renovate the kitchen in July.' }],
+        },
+      });
+      // Failed for good: its three attempts are spent, and it waits for a person.
+      await topicJob('failed', 3);
+      await tab.goto(`${n.node.url}/console/spaces/${TOPICS}/jobs`);
+      await tab.getByLabel('API key').fill(n.key);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByText('the topic model is down').waitFor();
+      failing = false;
+      await tab.getByRole('button', { name: 'Retry topic job' }).click();
+      await tab.getByText('Retry of the topic job requested.').waitFor();
+      await topicJob('idle', 0);
+      await tab.locator('.topic-jobs .badge', { hasText: 'idle' }).waitFor();
+      expect(await tab.getByRole('button', { name: 'Retry topic job' }).count()).toBe(0);
+    } finally {
+      await tab.close();
+      await n.stop();
+    }
   });
 
   it("shows another tenant's space as not found", async () => {

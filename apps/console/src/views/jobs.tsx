@@ -14,6 +14,8 @@ interface FailedJob {
   lastError: string | null;
 }
 
+const TOPIC_BADGE = { idle: 'succeeded', due: 'pending', failed: 'failed' } as const;
+
 /** Blocks looked at for failed extraction and graph jobs, at most. */
 const MAX_BLOCKS = 100;
 
@@ -70,6 +72,7 @@ export function JobsView(props: { spaceId: string }) {
   const status = useLoad((c) => c.call('getSpaceStatus', { spaceId }), [spaceId], 2000);
   const failed = useLoad((c) => failedJobs(c, spaceId), [spaceId], 4000);
   const [note, setNote] = useState<string | null>(null);
+  const [topicNote, setTopicNote] = useState<string | null>(null);
   const retry = async (job: FailedJob) => {
     setNote(null);
     try {
@@ -83,6 +86,16 @@ export function JobsView(props: { spaceId: string }) {
       failed.reload();
     } catch (thrown) {
       setNote(describe(thrown));
+    }
+  };
+  const retryTopics = async () => {
+    setTopicNote(null);
+    try {
+      await client.call('retryTopics', { spaceId });
+      setTopicNote('Retry of the topic job requested.');
+      status.reload();
+    } catch (thrown) {
+      setTopicNote(describe(thrown));
     }
   };
   return (
@@ -132,6 +145,23 @@ export function JobsView(props: { spaceId: string }) {
                 </tr>
               </tbody>
             </table>
+            <h3>Topic directory</h3>
+            <p class="topic-jobs">
+              <Badge kind={TOPIC_BADGE[s.topicJobs.status]}>{s.topicJobs.status}</Badge>{' '}
+              {s.topicJobs.unassignedEvents} events in no chapter yet · {s.topicJobs.pendingUpdate}{' '}
+              chapters waiting to be rebuilt
+              {s.topicJobs.attempts > 0 ? ` · ${s.topicJobs.attempts} failed attempts` : ''}
+              {s.topicJobs.lastError ? <span class="muted">: {s.topicJobs.lastError}</span> : null}
+            </p>
+            {s.topicJobs.status === 'failed' ? (
+              <p>
+                The topic job stopped after its attempts; events stay searchable meanwhile.{' '}
+                <button type="button" onClick={() => void retryTopics()}>
+                  Retry topic job
+                </button>
+              </p>
+            ) : null}
+            {topicNote ? <p role="status">{topicNote}</p> : null}
           </>
         )}
       </Show>

@@ -7,10 +7,12 @@ import { GraphView } from './graph.tsx';
 import { SearchView } from './search.tsx';
 import { JobsView } from './jobs.tsx';
 import { ImportsView } from './imports.tsx';
+import { TopicsView, TopicView } from './topics.tsx';
 
 const TABS = [
   ['', 'Threads'],
   ['events', 'Memory events'],
+  ['topics', 'Topics'],
   ['graph', 'Graph'],
   ['search', 'Search'],
   ['jobs', 'Jobs'],
@@ -62,6 +64,8 @@ function subView(spaceId: string, tab: string | undefined, id: string | undefine
       );
     case 'events':
       return id ? <EventView spaceId={spaceId} eventId={id} /> : <EventsView spaceId={spaceId} />;
+    case 'topics':
+      return id ? <TopicView spaceId={spaceId} topicId={id} /> : <TopicsView spaceId={spaceId} />;
     case 'graph':
       return <GraphView spaceId={spaceId} />;
     case 'search':
