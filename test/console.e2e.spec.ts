@@ -287,7 +287,9 @@ describe.skipIf(!hasChromium)(`web console in Chromium (${describeBackend()})`, 
     await title.locator('.badge', { hasText: 'ready' }).waitFor();
     expect(await page.getByLabel('Decision for item 1').inputValue()).toBe('IGNORE');
     await page.getByRole('button', { name: 'Commit' }).click();
-    await title.locator('.badge', { hasText: 'committed' }).waitFor();
+    // A commit answers once the read model holds it; on a busy shared server that can take
+    // more than one 10 s wait, which the console's client sends again for.
+    await title.locator('.badge', { hasText: 'committed' }).waitFor({ timeout: 60_000 });
     const result = page.locator('.commit-result');
     await result.waitFor();
     expect(await result.textContent()).toMatch(/^Committed: added 1 and changed 0 events/);

@@ -17,9 +17,12 @@ export const storedKey = (): string | null => sessionStorage.getItem(KEY_ITEM);
 export const storeKey = (key: string) => sessionStorage.setItem(KEY_ITEM, key);
 export const forgetKey = () => sessionStorage.removeItem(KEY_ITEM);
 
-/** The SDK on this page's own origin: the console reads exactly what agents read. */
+/**
+ * The SDK on this page's own origin: the console reads exactly what agents read. A call the
+ * server did not carry out (503 while the read model catches up) is sent twice more.
+ */
 export const clientFor = (apiKey: string) =>
-  new StrataGate({ baseUrl: window.location.origin, apiKey, retries: 1 });
+  new StrataGate({ baseUrl: window.location.origin, apiKey, retries: 2 });
 
 export interface Session {
   client: StrataGate;
