@@ -1,3 +1,4 @@
+import nlp from 'compromise';
 import { takeCodePoints } from '@stratagate/domain';
 import type {
   ProposedTopic,
@@ -9,7 +10,7 @@ import type {
 } from '../../topics.schema.ts';
 
 /** Bump when the builder changes what it outputs. */
-export const OFFLINE_TOPICS_PROMPT_VERSION = 'offline-topics@1';
+export const OFFLINE_TOPICS_PROMPT_VERSION = 'offline-topics@2';
 
 const MAX_PARAGRAPHS = 8;
 const MAX_CITED = 12;
@@ -131,6 +132,24 @@ function mostCommon(values: readonly string[]): string | undefined {
 }
 
 /**
+ * Whether a tag can name a strand: a thing or an activity ("adoption", "painting"), never a
+ * verb, an adjective, a date or a number ("agree", "big", "ago", "18th"). Chinese tags are kept.
+ */
+function namesAStrand(tag: string): boolean {
+  if (HAN.test(tag)) return true;
+  const doc = nlp(tag);
+  return (
+    (doc.has('#Noun') || doc.has('#Gerund')) &&
+    !doc.has('#Value') &&
+    !doc.has('#Date') &&
+    !doc.has('#Pronoun')
+  );
+}
+
+/** The section of a chapter's members that share no strand and no subject word. */
+const otherSection = (chapter: string) => (HAN.test(chapter) ? '其他' : 'Other');
+
+/**
  * Sections of one chapter: events joined by supersession, "related" links and shared strands
  * (catalog hints, tools, tags other than the chapter's own subject), titled by what they share.
  */
@@ -169,10 +188,12 @@ function sectionsOf(
       ...new Set(group.flatMap((e) => strandEntities(e, chapter).map((x) => x.name))),
     ].sort();
     const tag = mostCommon(
-      group.flatMap((e) => e.tags.filter((t) => !norm(chapter).includes(norm(t)))),
+      group.flatMap((e) =>
+        e.tags.filter((t) => !norm(chapter).includes(norm(t)) && namesAStrand(t)),
+      ),
     );
     const raw =
-      hint ?? (tools.length > 0 ? tools.slice(0, 3).join(', ') : (tag ?? group[0]!.title));
+      hint ?? (tools.length > 0 ? tools.slice(0, 3).join(', ') : (tag ?? otherSection(chapter)));
     // An existing section linked to the strand, or of the same name, takes it (MM-TOP-2).
     const links = new Set(group.flatMap((e) => [...e.supersedesEventIds, ...e.relatedEventIds]));
     const same =

@@ -179,4 +179,17 @@ describe('offline topic builder (MM-TOP-2/8)', () => {
     const proposal = buildTopicsOffline({ events, candidates: [] });
     expect(proposal.topics.map((t) => t.title)).toEqual(['gardening']);
   });
+
+  it('names sections after things and activities, never a verb, an adjective or a date', () => {
+    const caroline = { name: 'Caroline', type: 'person' as const };
+    const events = [
+      ev('evt_1', { tags: ['agree', 'art'], entities: [caroline] }),
+      ev('evt_2', { tags: ['painting', 'big'], entities: [caroline] }),
+      ev('evt_3', { tags: ['ago', 'happy', '18th'], entities: [caroline] }),
+    ];
+    const [chapter] = buildTopicsOffline({ events, candidates: [] }).topics;
+    expect(chapter!.title).toBe('Caroline');
+    const titles = chapter!.sections.map((x) => x.title).sort();
+    expect(titles).toEqual(['Other', 'art', 'painting']);
+  });
 });
