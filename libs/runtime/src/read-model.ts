@@ -7,7 +7,12 @@ import {
   versionRulesOf,
   type ProjectionVersion,
 } from '@stratagate/projector';
-import { migrateImportJobs, migrateSpaceImports, type AnyDb } from '@stratagate/store';
+import {
+  migrateImportJobs,
+  migrateSpaceImports,
+  migrateTopicBudget,
+  type AnyDb,
+} from '@stratagate/store';
 import { coreRulesFromConfig, type Config } from './config.ts';
 
 /**
@@ -31,5 +36,7 @@ export async function prepareReadModel(
   await migrateSpaceImports(db);
   // Where external memory imports keep their previews until they are committed (ADR 0047).
   await migrateImportJobs(db);
+  // Where the model calls for topics over a space's history are reserved (MM-TOP-9).
+  await migrateTopicBudget(db);
   return { version, configMatches: sameRules(version.liveRules, configured) };
 }

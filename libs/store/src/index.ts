@@ -4,3 +4,4 @@ export * from './read-model/index.ts';
 export * from './search/index.ts';
 export * from './space-imports.ts';
 export * from './import-jobs.ts';
+export * from './topic-budget.ts';

@@ -57,7 +57,7 @@ export interface ConsolidatorOptions {
   progress?: () => Promise<{ head: number; projected: number }>;
   /**
    * Who builds topics: the offline builder (default: no model calls, exempt from the history
-   * budget of MM-TOP-9, which is not built yet) or `model`, the model's `buildTopics`.
+   * budget of MM-TOP-9) or `model`, the model's `buildTopics`, within that budget for history.
    */
   topicBuilder?: 'offline' | 'model';
   /** Default 1,000 records. */

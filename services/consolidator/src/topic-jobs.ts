@@ -27,6 +27,7 @@ import {
 import {
   eventsWithoutTopic,
   GRAPH_NODE_CITED_EVENTS,
+  reserveTopicModelCall,
   type AnyDb,
   type MemoryEventRow,
   type ReadModelTables,
@@ -186,6 +187,8 @@ const retryAt = (now: Date, attempt: number) =>
 export function createTopicJobs(options: TopicJobsOptions) {
   const { db, log, model, now } = options;
   let quietUntil = -Infinity;
+  /** Spaces whose history waits for the model budget (MM-TOP-9), until when. */
+  const waitingForBudget = new Map<string, number>();
   const build =
     options.builder === 'model' && model.buildTopics
       ? model.buildTopics.bind(model)
@@ -253,6 +256,28 @@ export function createTopicJobs(options: TopicJobsOptions) {
           (a.topic_id < b.topic_id ? -1 : 1),
       )
       .slice(0, TOPIC_BATCH_MAX_CANDIDATES);
+  }
+
+  /**
+   * MM-TOP-9: a space with more events outside its chapters than one batch holds is catching up
+   * on its history, and each of those model calls is reserved against the installation-wide
+   * budget first; a space keeping up (one batch or less) is not budgeted. Without a reservation
+   * the space waits until the budget frees, and other spaces go on.
+   */
+  async function withinHistoryBudget(rm: Rm, space: SpaceRef, jobId: string): Promise<boolean> {
+    const backlog = await eventsWithoutTopic(rm, space)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    if (Number(backlog?.n ?? 0) <= TOPIC_BATCH_MAX_EVENTS) return true;
+    const answer = await reserveTopicModelCall(db, {
+      jobId,
+      tenantId: space.tenantId,
+      spaceId: space.spaceId,
+      now: now(),
+    });
+    if (answer.granted) return true;
+    waitingForBudget.set(`${space.tenantId}/${space.spaceId}`, answer.retryAt.getTime());
+    return false;
   }
 
   async function allChapterIds(rm: Rm, space: SpaceRef) {
@@ -341,6 +366,7 @@ export function createTopicJobs(options: TopicJobsOptions) {
     const key = `topics:${jobId}`;
     // Appended before a restart, not yet projected: nothing to do until it is.
     if ((await log.findByIdempotencyKey(space, key)) !== null) return false;
+    if (options.builder === 'model' && !(await withinHistoryBudget(rm, space, jobId))) return false;
     let record: MemoryRecord;
     try {
       const pick = (ids: readonly string[]) => [...ids.slice(0, 3), ...ids.slice(3).slice(-3)];
@@ -470,6 +496,8 @@ export function createTopicJobs(options: TopicJobsOptions) {
       for (const space of due) {
         if (signal.aborted) break;
         if (options.skip(space)) continue;
+        const budgetFrees = waitingForBudget.get(`${space.tenant_id}/${space.space_id}`);
+        if (budgetFrees !== undefined && now().getTime() < budgetFrees) continue;
         if (await runSpace(schema, space, signal)) ran += 1;
       }
       // Nothing ran (nothing due, or every due space still waiting for its last record): the
