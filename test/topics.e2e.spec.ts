@@ -282,4 +282,64 @@ describe(`topic directory, scenario S1 (${describeBackend()})`, () => {
     expect(back.filter((x) => x.isFallback)).toEqual([]);
     expect(back).toHaveLength(1);
   });
+
+  it('with agent memory at weight 0, chapters holding agent events step aside (MM-TOP-4)', async () => {
+    const space = `${SPACE}-agent`;
+    expect((await t.request('PUT', `/v1/spaces/${space}/settings`, { blockSize: 1 })).status).toBe(
+      200,
+    );
+    const turn = await t.request('POST', `/v1/spaces/${space}/turns`, {
+      threadId: 'z',
+      occurredAt: '2026-05-03T10:00:00Z',
+      messages: [{ role: 'user', name: 'Dev', content: 'Project Z ships its beta on Friday.' }],
+    });
+    expect(turn.status, JSON.stringify(turn.body)).toBe(202);
+    await t.settle(space, undefined, 120_000);
+    const remembered = await t.request('POST', `/v1/spaces/${space}/threads/z/remember`, {
+      content: 'Project Z builds with Vite.',
+      category: 'fact',
+    });
+    expect(remembered.status, JSON.stringify(remembered.body)).toBe(200);
+    const agentId: string = remembered.body.eventId;
+    await t.settle(space, undefined, 120_000);
+
+    type Listed = { id: string; isFallback: boolean };
+    const list = async (weight?: number) =>
+      (
+        await t.request(
+          'GET',
+          `/v1/spaces/${space}/topics${weight === undefined ? '' : `?agentMemoryWeight=${weight}`}`,
+        )
+      ).body.topics as Listed[];
+    const members = async (id: string, weight?: number) =>
+      (
+        await t.request(
+          'GET',
+          `/v1/spaces/${space}/topics/${id}${weight === undefined ? '' : `?agentMemoryWeight=${weight}`}`,
+        )
+      ).body.topic?.sourceEventIds as string[] | undefined;
+
+    const all = await list();
+    const holding: string[] = [];
+    for (const x of all.filter((x) => !x.isFallback)) {
+      if ((await members(x.id))!.includes(agentId)) holding.push(x.id);
+    }
+    expect(holding).toHaveLength(1);
+    const without = await list(0);
+    const ids = without.map((x) => x.id);
+    expect(ids).not.toContain(holding[0]);
+    expect(ids).not.toContain(`fallback:${agentId}`);
+    // The hidden chapter's other events are listed on their own.
+    for (const id of (await members(holding[0]!))!.filter((id) => id !== agentId)) {
+      expect(ids).toContain(`fallback:${id}`);
+    }
+    const hidden = await t.request(
+      'GET',
+      `/v1/spaces/${space}/topics/${holding[0]}?agentMemoryWeight=0`,
+    );
+    expect(hidden.status).toBe(404);
+    expect((await t.request('GET', `/v1/spaces/${space}/topics?agentMemoryWeight=6`)).status).toBe(
+      400,
+    );
+  });
 });

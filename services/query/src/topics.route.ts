@@ -12,6 +12,16 @@ import { contextOf } from './context.ts';
 import { expandTopic, listTopics } from './topics.ts';
 import { TopicCategorySchema, TopicDetailReply, TopicListReply } from './topics.schema.ts';
 
+/** As in event search: 0 leaves agent-recorded memory out of the directory too. */
+const AgentWeight = z.coerce
+  .number()
+  .min(0)
+  .max(5)
+  .default(1)
+  .describe(
+    'weight of agent-recorded memory; 0 hides chapters holding any and lists their other events on their own',
+  );
+
 const ListQuery = z.strictObject({
   query: z
     .string()
@@ -21,6 +31,7 @@ const ListQuery = z.strictObject({
   category: TopicCategorySchema.optional().describe('only topics of this category'),
   offset: PageOffset,
   limit: pageLimit(20, 12),
+  agentMemoryWeight: AgentWeight,
 });
 
 export function topicRoutes(app: TypedApp): void {
@@ -52,6 +63,7 @@ export function topicRoutes(app: TypedApp): void {
         operationId: 'expandTopic',
         summary: 'Expand a topic: its sections and overview, and how to search its events',
         params: z.object({ spaceId: SpaceIdParam, topicId: IdParam }),
+        querystring: z.strictObject({ agentMemoryWeight: AgentWeight }),
         response: {
           200: TopicDetailReply,
           ...errorResponses({
@@ -60,6 +72,10 @@ export function topicRoutes(app: TypedApp): void {
         },
       },
     },
-    (request) => expandTopic(contextOf(request), spaceOf(request), request.params),
+    (request) =>
+      expandTopic(contextOf(request), spaceOf(request), {
+        ...request.params,
+        agentMemoryWeight: request.query.agentMemoryWeight,
+      }),
   );
 }

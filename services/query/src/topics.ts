@@ -21,11 +21,18 @@ import type { TopicDetailReply, TopicListReply } from './topics.schema.ts';
 export async function listTopics(
   ctx: QueryContext,
   space: SpaceRef,
-  input: { query?: string; category?: TopicCategory; offset: number; limit: number },
+  input: {
+    query?: string;
+    category?: TopicCategory;
+    offset: number;
+    limit: number;
+    agentMemoryWeight: number;
+  },
 ): Promise<TopicListReply> {
   const db = readModel(ctx);
   await requireSpace(db, space);
-  const page = listTopicViews(await loadTopicViews(db, space), input);
+  const views = await loadTopicViews(db, space, { withAgentMemory: input.agentMemoryWeight > 0 });
+  const page = listTopicViews(views, input);
   return {
     space: space.spaceId,
     navigationOnly: true,
@@ -50,13 +57,12 @@ export async function listTopics(
 export async function expandTopic(
   ctx: QueryContext,
   space: SpaceRef,
-  input: { topicId: string },
+  input: { topicId: string; agentMemoryWeight: number },
 ): Promise<TopicDetailReply> {
   const db = readModel(ctx);
   await requireSpace(db, space);
-  const numbered = numberChapters(await loadTopicViews(db, space)).find(
-    (n) => n.topic.id === input.topicId,
-  );
+  const views = await loadTopicViews(db, space, { withAgentMemory: input.agentMemoryWeight > 0 });
+  const numbered = numberChapters(views).find((n) => n.topic.id === input.topicId);
   if (!numbered) throw notFound('topic', input.topicId);
   const ranks = await memberRanks(db, space, numbered.topic.sourceEventIds);
   const topic = expandTopicView(numbered, (id) => ranks.get(id) ?? Number.MAX_SAFE_INTEGER);

@@ -11696,6 +11696,8 @@ export interface operations {
                 offset?: number;
                 /** @description items per page (1–20, default 12) */
                 limit?: number;
+                /** @description weight of agent-recorded memory; 0 hides chapters holding any and lists their other events on their own */
+                agentMemoryWeight?: number;
             };
             header?: never;
             path: {
@@ -11950,7 +11952,10 @@ export interface operations {
     };
     expandTopic: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description weight of agent-recorded memory; 0 hides chapters holding any and lists their other events on their own */
+                agentMemoryWeight?: number;
+            };
             header?: never;
             path: {
                 spaceId: string;

@@ -17,12 +17,49 @@ import { eventsWithoutTopic, inSpace, type ReadModelTables } from '@stratagate/s
 export async function loadTopicViews(
   db: Kysely<ReadModelTables>,
   space: SpaceRef,
+  options: { withAgentMemory: boolean } = { withAgentMemory: true },
 ): Promise<TopicView[]> {
   const [chapters, loose] = await Promise.all([
     loadChapters(db, space),
     looseEvents(db, space).execute(),
   ]);
-  return [...chapters, ...loose.map(fallbackView)];
+  if (options.withAgentMemory) return [...chapters, ...loose.map(fallbackView)];
+  // MM-TOP-4: without agent memory, a chapter holding any agent-recorded event is not shown;
+  // its other events are listed on their own, and agent events nowhere.
+  const agent = new Set(
+    (
+      await db
+        .selectFrom('memory_events')
+        .select('event_id')
+        .where(inSpace(space))
+        .where('pool', '=', 'agent')
+        .execute()
+    ).map((r) => r.event_id),
+  );
+  const kept = chapters.filter((c) => !c.sourceEventIds.some((id) => agent.has(id)));
+  const released = chapters
+    .filter((c) => c.sourceEventIds.some((id) => agent.has(id)))
+    .flatMap((c) => c.sourceEventIds.filter((id) => !agent.has(id)));
+  const releasedRows =
+    released.length === 0
+      ? []
+      : await db
+          .selectFrom('memory_events as e')
+          .select([
+            'e.event_id',
+            'e.title',
+            'e.summary',
+            'e.criticality',
+            'e.event_type',
+            'e.created_at',
+          ])
+          .where(inSpace(space, 'e'))
+          .where('e.event_id', 'in', released)
+          .execute();
+  return [
+    ...kept,
+    ...[...loose.filter((e) => !agent.has(e.event_id)), ...releasedRows].map(fallbackView),
+  ];
 }
 
 /**
