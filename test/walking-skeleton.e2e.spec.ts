@@ -57,6 +57,10 @@ describe(`walking skeleton end to end (${describeBackend()})`, () => {
       'L5',
       'L5',
     ]);
+    // Each block's weight is what fading keeps of it: e^(−λ·age) at λ = 0.3.
+    for (const b of body.blocks as { age: number; weight: number }[]) {
+      expect(b.weight).toBeCloseTo(Math.exp(-0.3 * b.age), 12);
+    }
     expect(body.openTail.turns).toBe(0);
     expect(body.pendingBlocks).toEqual([]);
     // L5 is the raw transcript; the L3 view of the oldest block is the condensed one.

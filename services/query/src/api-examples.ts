@@ -38,6 +38,7 @@ export const exampleBlockView = {
   sequence: 1,
   turnRange: [1, 2] as [number, number],
   age: 1,
+  weight: 0.7408182206817179,
   level: 5 as const,
   label: 'L5',
   content: L5_BLOCK_1,

@@ -26,12 +26,13 @@ export interface BlockView {
   tokens: number;
   lastLiftedAt: string | null;
   lastLiftedBy: string | null;
+  weight: number;
 }
 
 /** A ready block's decayed view (MM-BLK-17/18/21); fading follows ready blocks, never the clock. */
 export function blockView(b: BlockRow, newestReadyPosition: number, lambda: number): BlockView {
   const decay = decayOf(b, newestReadyPosition, lambda);
-  return renderedView(b, decay.level, decay.age);
+  return renderedView(b, decay.level, decay);
 }
 
 function decayOf(b: BlockMeta, newestReadyPosition: number, lambda: number) {
@@ -41,7 +42,7 @@ function decayOf(b: BlockMeta, newestReadyPosition: number, lambda: number) {
     newestReadyPosition,
     lambda,
   });
-  return { level: decay.level as BlockLevel, age: decay.age };
+  return { level: decay.level as BlockLevel, age: decay.age, weight: decay.weight };
 }
 
 const derivedContent = (b: BlockMeta): DerivedContent => ({
@@ -73,22 +74,28 @@ export async function decayedViews(
     space,
     planned.flatMap((p) => (p.layer ? [{ blockId: p.b.block_id, layer: p.layer }] : [])),
   );
-  return planned.map(({ b, level, age, layer }) => {
+  return planned.map(({ b, level, age, weight, layer }) => {
     // The layers a view does not show are never read by its rendering (rawLayerOf).
     const layers = { l3: '', l4: '', l5: '' };
     if (layer) layers[layer] = texts.get(b.block_id) ?? '';
-    return renderedView({ ...b, ...layers }, level, age);
+    return renderedView({ ...b, ...layers }, level, { age, weight });
   });
 }
 
-export function renderedView(b: BlockRow, level: BlockLevel, age: number): BlockView {
+/** A block at `level`; `decay` is where fading has it (a just-lifted block: age 0, weight 1). */
+export function renderedView(
+  b: BlockRow,
+  level: BlockLevel,
+  decay: { age: number; weight: number },
+): BlockView {
   const content = renderBlockLevel({ ...derivedContent(b), l3: b.l3, l4: b.l4, l5: b.l5 }, level);
   return {
     id: b.block_id,
     threadId: b.thread_id,
     sequence: b.sequence,
     turnRange: [b.turn_from, b.turn_to],
-    age,
+    age: decay.age,
+    weight: decay.weight,
     level,
     label: levelLabel(level),
     content,

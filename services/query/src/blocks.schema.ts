@@ -22,6 +22,11 @@ export const BlockViewSchema = z.object({
   sequence: Count.describe('1-based position of the block in its thread'),
   turnRange: TurnRange,
   age: Count.describe('ready blocks of the thread added since the block was sealed or last lifted'),
+  weight: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('how much of the block fading keeps, e^(−λ·age); its level follows from it'),
   level: BlockLevelNumber,
   label: z.string().describe('the level as `L0`..`L5`'),
   content: z.string().describe('the block rendered at `level`'),
@@ -82,6 +87,7 @@ export const ThreadContextReply = responseSchema(
         sequence: 2,
         turnRange: [3, 4],
         age: 0,
+        weight: 1,
         level: 5,
         label: 'L5',
         content:
@@ -229,6 +235,7 @@ export const ExpandBlockReply = responseSchema(
   {
     ...exampleBlockView,
     age: 0,
+    weight: 1,
     content: L5_BLOCK_1,
     fromLevel: 3,
     position: 16,

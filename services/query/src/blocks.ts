@@ -16,6 +16,9 @@ import { getBlock } from './read-model/blocks.queries.ts';
 import { getThread } from './read-model/threads.queries.ts';
 import { requireSpace } from './spaces.ts';
 
+/** A block just sealed or lifted: no fading yet. */
+const FRESH = { age: 0, weight: 1 } as const;
+
 /** The state of a block's derivation jobs, as every block answer shows it. */
 function jobStates(block: BlockRow) {
   return {
@@ -70,11 +73,11 @@ export async function readBlock(
         jobs,
       );
     }
-    return { ...renderedView(block, level, 0), ...jobs };
+    return { ...renderedView(block, level, FRESH), ...jobs };
   }
   const view = await current();
   if (requested === null) return { ...view, ...jobs };
-  return { ...renderedView(block, requested, view.age), currentLevel: view.level, ...jobs };
+  return { ...renderedView(block, requested, view), currentLevel: view.level, ...jobs };
 }
 
 /**
@@ -119,7 +122,7 @@ export async function expandBlock(
   );
   const [lifted, opened] = outcome.status === 'appended' ? outcome.records : [];
   return {
-    ...renderedView(block, toLevel, 0),
+    ...renderedView(block, toLevel, FRESH),
     fromLevel: view.level,
     position: lifted?.position ?? null,
     batchId: (opened?.data as { batchId: string } | undefined)?.batchId ?? '',

@@ -48,6 +48,7 @@ describe('recall as context text', () => {
       sequence: 1,
       turnRange: [1, 2] as [number, number],
       age: 0,
+      weight: 1,
       level: 5 as const,
       label: 'L5',
       content: 'x'.repeat(4000),

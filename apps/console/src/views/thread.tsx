@@ -109,7 +109,7 @@ function BlockCard(props: { spaceId: string; threadId: string; block: Block; onL
           Turns {block.turnRange.join('–')} <Badge kind="level">{block.label}</Badge>
         </h3>
         <span class="muted">
-          age {block.age} · {block.tokens} tokens · lifted{' '}
+          age {block.age} · weight {block.weight.toFixed(2)} · {block.tokens} tokens · lifted{' '}
           {block.lastLiftedAt ? (
             <>
               <Time at={block.lastLiftedAt} /> by {block.lastLiftedBy}

@@ -2418,6 +2418,7 @@ export interface operations {
                      *             2
                      *           ],
                      *           "age": 1,
+                     *           "weight": 0.7408182206817179,
                      *           "level": 5,
                      *           "label": "L5",
                      *           "content": "user: We switched Project Atlas from npm to pnpm last week.\n\nassistant: Noted: Project Atlas now uses pnpm.\n\nuser: The Atlas CI still has to be verified after the pnpm migration.\n\nassistant: I will remind you to verify the CI.",
@@ -2434,6 +2435,7 @@ export interface operations {
                      *             4
                      *           ],
                      *           "age": 0,
+                     *           "weight": 1,
                      *           "level": 5,
                      *           "label": "L5",
                      *           "content": "user: Atlas is hosted in Munich, at the Hetzner data centre.\n\nassistant: Got it, Atlas runs in Munich.\n\nuser: I prefer short answers with code first.\n\nassistant: Understood, code first.",
@@ -2520,6 +2522,8 @@ export interface operations {
                             turnRange: number[];
                             /** @description ready blocks of the thread added since the block was sealed or last lifted */
                             age: number;
+                            /** @description how much of the block fading keeps, e^(−λ·age); its level follows from it */
+                            weight: number;
                             /** @description 0 title+tags, 1 summary, 2 key points, 3 condensed, 4 readable, 5 raw */
                             level: number;
                             /** @description the level as `L0`..`L5` */
@@ -2762,6 +2766,8 @@ export interface operations {
                         turnRange: number[];
                         /** @description ready blocks of the thread added since the block was sealed or last lifted */
                         age: number;
+                        /** @description how much of the block fading keeps, e^(−λ·age); its level follows from it */
+                        weight: number;
                         /** @description 0 title+tags, 1 summary, 2 key points, 3 condensed, 4 readable, 5 raw */
                         level: number;
                         /** @description the level as `L0`..`L5` */
@@ -3023,6 +3029,7 @@ export interface operations {
                      *         2
                      *       ],
                      *       "age": 0,
+                     *       "weight": 1,
                      *       "level": 5,
                      *       "label": "L5",
                      *       "content": "user: We switched Project Atlas from npm to pnpm last week.\n\nassistant: Noted: Project Atlas now uses pnpm.\n\nuser: The Atlas CI still has to be verified after the pnpm migration.\n\nassistant: I will remind you to verify the CI.",
@@ -3046,6 +3053,8 @@ export interface operations {
                         turnRange: number[];
                         /** @description ready blocks of the thread added since the block was sealed or last lifted */
                         age: number;
+                        /** @description how much of the block fading keeps, e^(−λ·age); its level follows from it */
+                        weight: number;
                         /** @description 0 title+tags, 1 summary, 2 key points, 3 condensed, 4 readable, 5 raw */
                         level: number;
                         /** @description the level as `L0`..`L5` */
@@ -3628,6 +3637,7 @@ export interface operations {
                      *             2
                      *           ],
                      *           "age": 1,
+                     *           "weight": 0.7408182206817179,
                      *           "level": 5,
                      *           "label": "L5",
                      *           "content": "user: We switched Project Atlas from npm to pnpm last week.\n\nassistant: Noted: Project Atlas now uses pnpm.\n\nuser: The Atlas CI still has to be verified after the pnpm migration.\n\nassistant: I will remind you to verify the CI.",
@@ -3677,6 +3687,8 @@ export interface operations {
                             turnRange: number[];
                             /** @description ready blocks of the thread added since the block was sealed or last lifted */
                             age: number;
+                            /** @description how much of the block fading keeps, e^(−λ·age); its level follows from it */
+                            weight: number;
                             /** @description 0 title+tags, 1 summary, 2 key points, 3 condensed, 4 readable, 5 raw */
                             level: number;
                             /** @description the level as `L0`..`L5` */
@@ -9251,6 +9263,8 @@ export interface operations {
                             turnRange: number[];
                             /** @description ready blocks of the thread added since the block was sealed or last lifted */
                             age: number;
+                            /** @description how much of the block fading keeps, e^(−λ·age); its level follows from it */
+                            weight: number;
                             /** @description 0 title+tags, 1 summary, 2 key points, 3 condensed, 4 readable, 5 raw */
                             level: number;
                             /** @description the level as `L0`..`L5` */
