@@ -74,6 +74,23 @@ describe(`model failures end in bounded retries and a visible failed job (${desc
     expect(block.content).toContain('Lisbon');
     const status = (await t.request('GET', '/v1/spaces/trip/status')).body;
     expect(status.extractionJobs.failed).toBe(1);
+    // The failed job is listed with what a retry needs.
+    const failed = await t.request('GET', '/v1/spaces/trip/jobs/failed');
+    expect(failed.status, JSON.stringify(failed.body)).toBe(200);
+    expect(failed.body).toMatchObject({ spaceId: 'trip', offset: 0, nextOffset: null });
+    expect(failed.body.jobs).toEqual([
+      {
+        blockId,
+        threadId: 'default',
+        turnRange: [1, 1],
+        job: 'extraction',
+        attempts: 3,
+        nextRetryAt: null,
+        lastError: expect.any(String),
+      },
+    ]);
+    expect((await t.request('GET', '/v1/spaces/trip/jobs/failed?limit=101')).status).toBe(400);
+    expect((await t.request('GET', '/v1/spaces/nowhere/jobs/failed')).status).toBe(404);
     expect(status.turnCounter).toBe(1);
     // 1 summary + 2 (attempt 1) + 2 (attempt 2) + 2 (attempt 3) model calls, and no more.
     await new Promise((r) => setTimeout(r, 500));
@@ -113,6 +130,7 @@ describe(`model failures end in bounded retries and a visible failed job (${desc
     expect(block.extractionStatus).toBe('succeeded');
     const events = (await t.request('GET', '/v1/spaces/trip/memory-events')).body.events;
     expect(events.map((e: { title: string }) => e.title)).toEqual(['Mel plans a trip to Lisbon']);
+    expect((await t.request('GET', '/v1/spaces/trip/jobs/failed')).body.jobs).toEqual([]);
     // Extraction and graph only: the summary was not asked for again.
     expect(fake.requestCount - before).toBe(2);
   });

@@ -112,6 +112,16 @@ OPERATIONS = {
         "response_type": "application/json",
         "idempotency_field": None,
     },
+    "listFailedJobs": {
+        "method": "GET",
+        "path": "/v1/spaces/{spaceId}/jobs/failed",
+        "summary": "The space's failed summary, extraction and graph jobs, to see why and retry",
+        "path_params": ["spaceId"],
+        "query_params": ["offset", "limit"],
+        "request_type": None,
+        "response_type": "application/json",
+        "idempotency_field": None,
+    },
     "listBlocks": {
         "method": "POST",
         "path": "/v1/spaces/{spaceId}/threads/{threadId}/blocks",

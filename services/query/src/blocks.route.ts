@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { errorResponses, IdParam, SpaceIdParam, spaceOf, type TypedApp } from '@stratagate/http';
+import {
+  errorResponses,
+  IdParam,
+  PageOffset,
+  pageLimit,
+  SpaceIdParam,
+  spaceOf,
+  type TypedApp,
+} from '@stratagate/http';
 import { expandBlock, readBlock } from './blocks.ts';
 import { listBlocks } from './list-blocks.ts';
 import {
@@ -14,6 +22,8 @@ import {
   ThreadContextReply,
 } from './blocks.schema.ts';
 import { contextOf } from './context.ts';
+import { listFailedJobs } from './failed-jobs.ts';
+import { FailedJobsReply } from './failed-jobs.schema.ts';
 import { getSpaceStatus } from './space-status.ts';
 import { getThreadContext } from './thread-context.ts';
 
@@ -122,6 +132,21 @@ export function blockRoutes(app: TypedApp): void {
       },
     },
     (request) => getSpaceStatus(contextOf(request), spaceOf(request)),
+  );
+
+  app.get(
+    '/v1/spaces/:spaceId/jobs/failed',
+    {
+      schema: {
+        tags: ['query'],
+        operationId: 'listFailedJobs',
+        summary: "The space's failed summary, extraction and graph jobs, to see why and retry",
+        params: z.object({ spaceId: SpaceIdParam }),
+        querystring: z.strictObject({ offset: PageOffset, limit: pageLimit(100, 50) }),
+        response: { 200: FailedJobsReply, ...errorResponses({ 404: SPACE_NOT_FOUND }) },
+      },
+    },
+    (request) => listFailedJobs(contextOf(request), spaceOf(request), request.query),
   );
 
   app.post(

@@ -16,53 +16,17 @@ interface FailedJob {
 
 const TOPIC_BADGE = { idle: 'succeeded', due: 'pending', failed: 'failed' } as const;
 
-/** Blocks looked at for failed extraction and graph jobs, at most. */
-const MAX_BLOCKS = 100;
-
-/**
- * The failed derivation jobs of a space, found block by block: a thread's pending blocks carry
- * their summary state; a ready block's extraction and graph states are on the block itself.
- */
+/** The failed derivation jobs of a space, as the API lists them (the first 100 blocks' worth). */
 async function failedJobs(client: StrataGate, spaceId: string): Promise<FailedJob[]> {
-  const status = await client.call('getSpaceStatus', { spaceId });
-  const failures =
-    status.summaryJobs.failed + status.extractionJobs.failed + status.graphJobs.failed;
-  if (failures === 0) return [];
-  const { threads } = await client.call('listThreads', { spaceId, limit: 200 });
-  const ids: string[] = [];
-  for (const t of threads) {
-    const ctx = await client.call('getThreadContext', { spaceId, threadId: t.threadId });
-    ids.push(...ctx.pendingBlocks.map((b) => b.id), ...ctx.blocks.map((b) => b.id));
-    if (ids.length >= MAX_BLOCKS) break;
-  }
-  const blocks = await Promise.all(
-    ids.slice(0, MAX_BLOCKS).map((blockId) => client.call('getBlock', { spaceId, blockId })),
-  );
-  return blocks.flatMap((b) => {
-    const turns = b.turnRange.join('–');
-    const base = { blockId: b.id, threadId: b.threadId, turns };
-    const out: FailedJob[] = [];
-    if (b.summaryStatus === 'failed') {
-      out.push({
-        ...base,
-        job: 'summary',
-        attempts: b.summaryAttempts,
-        lastError: b.summaryLastError,
-      });
-    }
-    if (b.extractionStatus === 'failed') {
-      out.push({
-        ...base,
-        job: 'extraction',
-        attempts: b.extractionAttempts,
-        lastError: b.extractionLastError,
-      });
-    }
-    if (b.graphStatus === 'failed') {
-      out.push({ ...base, job: 'graph', attempts: b.graphAttempts, lastError: b.graphLastError });
-    }
-    return out;
-  });
+  const { jobs } = await client.call('listFailedJobs', { spaceId, limit: 100 });
+  return jobs.map((j) => ({
+    blockId: j.blockId,
+    threadId: j.threadId,
+    turns: j.turnRange.join('–'),
+    job: j.job,
+    attempts: j.attempts,
+    lastError: j.lastError,
+  }));
 }
 
 /** Projection and derivation status, refreshed every two seconds, with failed jobs to retry. */

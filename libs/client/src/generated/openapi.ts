@@ -199,6 +199,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spaces/{spaceId}/jobs/failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The space's failed summary, extraction and graph jobs, to see why and retry */
+        get: operations["listFailedJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/spaces/{spaceId}/threads/{threadId}/blocks": {
         parameters: {
             query?: never;
@@ -3436,6 +3453,217 @@ export interface operations {
                         logPosition: number;
                         /** @description true when projection has caught up with the space and every derivation job of every sealed block is final (succeeded, skipped, or failed with no retry left) */
                         settled: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: a path parameter, query parameter or body field failed validation, or holds a NUL, an unpaired surrogate or nesting deeper than 64 levels; `issues` lists each field (`invalid_request`). A body that is not valid JSON is `invalid_json`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "request body is invalid",
+                     *         "issues": [
+                     *           {
+                     *             "in": "body",
+                     *             "path": "/messages",
+                     *             "message": "Too small: expected array to have >=1 items"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: send `Authorization: Bearer <api key>` (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "missing or invalid API key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The space does not exist in the tenant of the API key (`space_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "space_not_found",
+                     *         "message": "space 'project:acme' was not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected server error (`internal`); details are in the server log only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal",
+                     *         "message": "internal error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description stable, machine-readable code, e.g. `invalid_request`, `space_not_found` */
+                            code: string;
+                            /** @description human-readable explanation; wording may change */
+                            message: string;
+                            /** @description 400 only: one entry per failed field */
+                            issues?: {
+                                /** @description body, params, querystring, headers or url */
+                                in?: string;
+                                /** @description JSON pointer of the offending field, `/` for the whole */
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description code-specific context, e.g. the rejected refs */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFailedJobs: {
+        parameters: {
+            query?: {
+                /** @description items to skip (0–100,000) */
+                offset?: number;
+                /** @description items per page (1–100, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                spaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The space's failed derivation jobs, by block (each retried with POST …/blocks/{blockId}/retry). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "spaceId": "project:acme",
+                     *       "jobs": [
+                     *         {
+                     *           "blockId": "blk_5be877ba2fd4424f8be85bfc62f082ae",
+                     *           "threadId": "session-42",
+                     *           "turnRange": [
+                     *             1,
+                     *             2
+                     *           ],
+                     *           "job": "summary",
+                     *           "attempts": 3,
+                     *           "nextRetryAt": null,
+                     *           "lastError": "timeout: the model did not answer within 60 s"
+                     *         }
+                     *       ],
+                     *       "offset": 0,
+                     *       "nextOffset": null
+                     *     }
+                     */
+                    "application/json": {
+                        spaceId: string;
+                        jobs: {
+                            blockId: string;
+                            threadId: string;
+                            /** @description first and last thread turn, inclusive */
+                            turnRange: number[];
+                            /**
+                             * @description what to pass to the retry
+                             * @enum {string}
+                             */
+                            job: "summary" | "extraction" | "graph";
+                            attempts: number;
+                            /** @description null: no retry is planned without a person */
+                            nextRetryAt: string | null;
+                            lastError: string | null;
+                        }[];
+                        offset: number;
+                        /** @description the offset of the next page of blocks; null on the last */
+                        nextOffset: number | null;
                     };
                 };
             };

@@ -123,6 +123,17 @@ export const operationIndex = {
     responseType: 'application/json',
     idempotencyField: null,
   },
+  /** The space's failed summary, extraction and graph jobs, to see why and retry */
+  listFailedJobs: {
+    method: 'GET',
+    path: '/v1/spaces/{spaceId}/jobs/failed',
+    pathParams: ['spaceId'],
+    queryParams: ['offset', 'limit'],
+    hasBody: false,
+    requestType: null,
+    responseType: 'application/json',
+    idempotencyField: null,
+  },
   /** List block views for an agent; opens an evidence batch holding them */
   listBlocks: {
     method: 'POST',

@@ -110,3 +110,44 @@ export async function lastBlockMessageIds(
     .execute();
   return rows.map((m) => m.message_id).reverse();
 }
+
+/** A page of the space's blocks with a failed derivation job, oldest first; one row more tells a next page. */
+export async function blocksWithFailedJobs(
+  db: Kysely<ReadModelTables>,
+  space: SpaceRef,
+  page: { limit: number; offset: number },
+) {
+  return db
+    .selectFrom('blocks')
+    .select([
+      'block_id',
+      'thread_id',
+      'turn_from',
+      'turn_to',
+      'summary_status',
+      'summary_attempts',
+      'summary_next_retry_at',
+      'summary_last_error',
+      'extraction_status',
+      'extraction_attempts',
+      'extraction_next_retry_at',
+      'extraction_last_error',
+      'graph_status',
+      'graph_attempts',
+      'graph_next_retry_at',
+      'graph_last_error',
+    ])
+    .where(inSpace(space))
+    .where((eb) =>
+      eb.or([
+        eb('summary_status', '=', 'failed'),
+        eb('extraction_status', '=', 'failed'),
+        eb('graph_status', '=', 'failed'),
+      ]),
+    )
+    .orderBy('thread_id')
+    .orderBy('sequence')
+    .limit(page.limit + 1)
+    .offset(page.offset)
+    .execute();
+}
