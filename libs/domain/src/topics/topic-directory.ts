@@ -27,6 +27,12 @@ export interface TopicView {
   pendingUpdate: boolean;
 }
 
+/** What the directory line of a topic shows and is ordered by: no members, sections or text. */
+export type TopicEntry = Pick<
+  TopicView,
+  'id' | 'title' | 'description' | 'category' | 'createdAt' | 'isFallback' | 'pendingUpdate'
+>;
+
 export interface TopicCoverage {
   totalEvents: number;
   summarizedEvents: number;
@@ -67,8 +73,8 @@ export function topicCoverage(topic: TopicView): TopicCoverage {
 }
 
 /** MM-TOP-5: chapters by creation, then id; fallbacks (and chapters pending an update) last. */
-export function orderChapters<T extends TopicView>(topics: readonly T[]): T[] {
-  const last = (t: TopicView) => (t.isFallback ? 1 : 0);
+export function orderChapters<T extends TopicEntry>(topics: readonly T[]): T[] {
+  const last = (t: TopicEntry) => (t.isFallback ? 1 : 0);
   return [...topics].sort(
     (a, b) =>
       last(a) - last(b) ||
@@ -114,7 +120,7 @@ export interface RenderedDirectory {
   form: 'lines' | 'categories';
 }
 
-const topicLine = (t: TopicView) => {
+const topicLine = (t: TopicEntry) => {
   const title = takeCodePoints(t.title, 64);
   const description = takeCodePoints(t.description, 48);
   const pending = t.pendingUpdate ? ' (pending update)' : '';
@@ -127,7 +133,7 @@ const topicLine = (t: TopicView) => {
  * list topics by category and offset, so every topic stays reachable.
  */
 export function renderDirectory(
-  topics: readonly TopicView[],
+  topics: readonly TopicEntry[],
   budget = DIRECTORY_TOKEN_BUDGET,
   options: {
     /** The caller's tokenizer; the domain's estimate by default. */
@@ -170,7 +176,7 @@ export function renderDirectory(
   return { text, tokens: count(text), budget, topicCount, form: 'categories' };
 }
 
-export function countByCategory(topics: readonly TopicView[]): Record<TopicCategory, number> {
+export function countByCategory(topics: readonly TopicEntry[]): Record<TopicCategory, number> {
   const counts = Object.fromEntries(TOPIC_CATEGORIES.map((c) => [c, 0])) as Record<
     TopicCategory,
     number

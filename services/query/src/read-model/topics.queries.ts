@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   eventCategory,
   fallbackTopic,
   type EventType,
   type SpaceRef,
   type TopicCategory,
+  type TopicEntry,
   type TopicParagraph,
   type TopicView,
 } from '@stratagate/domain';
@@ -72,9 +73,26 @@ export async function loadDirectoryViews(
   db: Kysely<ReadModelTables>,
   space: SpaceRef,
   maxFallbacks: number,
-): Promise<{ topics: TopicView[]; unlisted: Partial<Record<TopicCategory, number>> }> {
+): Promise<{ topics: TopicEntry[]; unlisted: Partial<Record<TopicCategory, number>> }> {
   const [chapters, loose] = await Promise.all([
-    loadChapters(db, space),
+    // Recall shows one line per chapter: members, sections, paragraphs and fingerprints stay unread.
+    db
+      .selectFrom('topics')
+      .select(['topic_id', 'title', 'description', 'category', 'created_at', 'pending_update'])
+      .where(inSpace(space))
+      .where(sql<boolean>`jsonb_array_length(source_event_ids) > 0`)
+      .execute()
+      .then((rows) =>
+        rows.map((c): TopicEntry => ({
+          id: c.topic_id,
+          title: c.title,
+          description: c.description,
+          category: c.category as TopicCategory,
+          createdAt: c.created_at,
+          isFallback: false,
+          pendingUpdate: c.pending_update,
+        })),
+      ),
     looseEvents(db, space)
       .orderBy('e.created_at')
       .orderBy('e.event_id')
