@@ -115,6 +115,8 @@ export interface QuestionResult {
   listScores: Record<SearchList, QuestionScore>;
   /** Per gold turn (in `gold`'s order), its 1-based rank in each ranking, null when absent. */
   ranks: Record<SearchList | 'fused' | 'bm25', (number | null)[]>;
+  /** Each list's hits as fused: the turns a hit stands for and its score (ADR 0040). */
+  hits: Record<SearchList, ScoredHit[]>;
 }
 
 export const SEARCH_LISTS = ['events', 'raw', 'graph'] as const;
@@ -286,7 +288,11 @@ async function systemRanking(
   query: string,
   map: TurnMap,
   limit: number,
-): Promise<{ fused: string[]; lists: Record<SearchList, string[]> }> {
+): Promise<{
+  fused: string[];
+  lists: Record<SearchList, string[]>;
+  hits: Record<SearchList, ScoredHit[]>;
+}> {
   const where = { spaceId, threadId };
   const [events, raw, graph] = await Promise.all([
     t.client.call('searchEvents', {
@@ -340,6 +346,7 @@ async function systemRanking(
       raw: turnsOf(rawHits, limit),
       graph: turnsOf(graphHits, limit),
     },
+    hits: { events: eventHits, raw: rawHits, graph: graphHits },
   };
 }
 
@@ -525,6 +532,7 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
   let excludedOtherCategory = 0;
   let droppedEvidenceIds = 0;
   const memory: LocomoEvalReport['memory'] = [];
+  const outDir = options.outDir === undefined ? 'eval/out' : options.outDir;
   try {
     for (const [ci, sample] of samples.entries()) {
       const tag = `[locomo ${ci + 1}/${samples.length} ${sample.sample_id}]`;
@@ -598,14 +606,11 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
           excludedHere++;
           continue;
         }
-        const { fused: system, lists } = await systemRanking(
-          t,
-          spaceId,
-          threadId,
-          qa.question,
-          map,
-          maxK,
-        );
+        const {
+          fused: system,
+          lists,
+          hits,
+        } = await systemRanking(t, spaceId, threadId, qa.question, map, maxK);
         const baseline = bm25.rank(qa.question, maxK);
         mine.push({
           sampleId: sample.sample_id,
@@ -630,11 +635,16 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
             graph: ranksOf(evidence.ids, lists.graph),
             bm25: ranksOf(evidence.ids, baseline),
           },
+          hits,
         });
         scoredQa.push({ index: qi, qa });
         if ((qi + 1) % 50 === 0) log(`${tag} questions ${qi + 1}/${sample.qa.length}`);
       }
       const t3 = performance.now();
+      if (outDir !== null) {
+        await mkdir(outDir, { recursive: true });
+        await dumpMemory(t, spaceId, map, resolve(outDir, `memory-${sample.sample_id}.json`));
+      }
       excludedNoEvidence += excludedHere;
       questions.push(...mine);
       conversations.push({
@@ -709,7 +719,6 @@ export async function runLocomoEval(options: LocomoEvalOptions): Promise<LocomoE
       ? { answer: answerMode.finish({ dataset: partial.dataset, backend: partial.backend }) }
       : {}),
   };
-  const outDir = options.outDir === undefined ? 'eval/out' : options.outDir;
   if (outDir !== null) {
     await mkdir(outDir, { recursive: true });
     const { answer: _answer, ...retrieval } = report;
@@ -761,6 +770,26 @@ async function topicCounts(t: TestNode, spaceId: string, threadId: string, messa
     directoryTokens: recalled.directory.usedTokens,
     form: recalled.directory.form,
   };
+}
+
+/**
+ * Every memory event of the space as listed, with the turns it cites: what event search ranked,
+ * so a change to ranking alone can be judged on the same memory without ingesting again.
+ */
+async function dumpMemory(t: TestNode, spaceId: string, map: TurnMap, path: string) {
+  const events: { event: unknown; turns: string[] }[] = [];
+  for (let offset: number | null = 0; offset !== null;) {
+    const page: OperationOutput<'listMemoryEvents'> = await t.client.call('listMemoryEvents', {
+      spaceId,
+      limit: 200,
+      offset,
+    });
+    for (const event of page.events) {
+      events.push({ event, turns: await eventTurns(t, spaceId, map, event.id) });
+    }
+    offset = page.nextOffset;
+  }
+  await writeFile(path, `${JSON.stringify(events)}\n`);
 }
 
 /** Events (active and superseded) and the graph's visible nodes, current facts and edges. */
