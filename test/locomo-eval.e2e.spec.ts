@@ -9,7 +9,8 @@ import {
   sessionsOf,
   type LocomoSample,
 } from '../eval/locomo/dataset.ts';
-import { runLocomoEval, type LocomoEvalReport } from '../eval/locomo/run.ts';
+import { fuseScores, NEIGHBOUR_SHARE } from '@stratagate/domain';
+import { runLocomoEval, TurnMap, type LocomoEvalReport } from '../eval/locomo/run.ts';
 
 /**
  * A two-session toy conversation in the dataset's format. Every question's words occur only in
@@ -273,5 +274,27 @@ describe(`LoCoMo eval end to end on a toy conversation (${describeBackend()})`, 
     const md = await readFile(join(outDir, 'locomo.md'), 'utf8');
     expect(md).toBe(report.markdown);
     expect(md).toContain('| **1–5** | 6 | 91.7 | 91.7 | 1.00× | 100.0 | 100.0 | 1.00× |');
+  });
+
+  it('keeps each list’s scored hits per question and the space’s memory with its cited turns', async () => {
+    const map = new TurnMap(sessionsOf(toy));
+    for (const q of report.questions) {
+      // The fused ranking is rebuilt from the kept hits by the system's own fusion.
+      const rebuilt = fuseScores(
+        [q.hits.events, q.hits.raw, q.hits.graph].map((hits) => ({ hits, weight: 1 })),
+        { neighbours: (turn) => map.neighbours(turn), neighbourShare: NEIGHBOUR_SHARE },
+      ).map((f) => f.id);
+      expect(rebuilt.slice(0, q.system.length)).toEqual(q.system);
+    }
+    const memory = JSON.parse(
+      await readFile(join(outDir, `memory-${report.conversations[0]!.sampleId}.json`), 'utf8'),
+    ) as { event: { id: string }; turns: string[] }[];
+    expect(memory).toHaveLength(report.memory[0]!.events);
+    const turnIds = new Set(sessionsOf(toy).flatMap((s) => s.turns.map((t) => t.diaId)));
+    expect(memory.length).toBeGreaterThan(0);
+    for (const m of memory) {
+      expect(m.turns.length).toBeGreaterThan(0);
+      for (const turn of m.turns) expect(turnIds).toContain(turn);
+    }
   });
 });

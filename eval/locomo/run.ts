@@ -204,7 +204,7 @@ async function settle(t: TestNode, spaceId: string, timeoutMs = 15 * 60_000): Pr
 const cut = (text: string, max: number) => Array.from(text).slice(0, max).join('');
 
 /** Maps system hits back to dataset turns: (threadId, threadTurn) ↔ (session N, turn index). */
-class TurnMap {
+export class TurnMap {
   private readonly byThreadTurn = new Map<string, LocomoTurn>();
   private readonly byMessage = new Map<string, string>();
   private readonly byDiaId = new Map<string, { threadId: string; index: number }>();
