@@ -1,12 +1,18 @@
 /**
- * `node --import tsx bench/offline-model.bench.ts [--blocks N] [--model-root DIR]`
+ * `node --import tsx bench/offline-model.bench.ts [--blocks N] [--model-root DIR] [--dump FILE]`
  *
  * Throughput of the offline provider (summary + extraction + graph proposal, in this thread)
  * per block of 12 turns of the bench's corpus (`search-corpus.ts`, fixed seed), and the time of
  * one block holding a single 2 MB user message. `--model-root` points at another checkout's
  * root to measure that version of `libs/model` with the same corpus (before/after runs).
- * Prints medians; the results go to docs/benchmarks.md by hand.
+ * `--dump` writes every block's summary, extraction and graph proposal to FILE, one JSON line
+ * per block, so two versions' outputs can be compared with `diff` (a speed-up must not change
+ * what is extracted).
+ * Prints medians; the results go to docs/benchmarks.md by hand. Beside the wall-clock rates it
+ * prints blocks per CPU-second of the process (user + system), which other load on a shared
+ * machine disturbs much less.
  */
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +24,7 @@ import { generateTurn, prng, speakerFor } from './search-corpus.ts';
 const { values } = parseArgs({
   options: {
     blocks: { type: 'string', default: '200' },
+    dump: { type: 'string' },
     'model-root': { type: 'string', default: '.' },
     rounds: { type: 'string', default: '3' },
   },
@@ -59,9 +66,12 @@ function bigMessage(): SummaryMessage[] {
   ];
 }
 
+const dump = values.dump;
+if (dump) writeFileSync(dump, '');
+
 async function oneBlock(blockId: string, messages: SummaryMessage[]): Promise<number> {
   const t0 = performance.now();
-  await model.summarizeBlock({ blockId, threadId: 't', messages });
+  const summary = await model.summarizeBlock({ blockId, threadId: 't', messages });
   const extracted = await model.extractMemoryEvents!({
     blockId,
     threadId: 't',
@@ -78,8 +88,10 @@ async function oneBlock(blockId: string, messages: SummaryMessage[]): Promise<nu
     participants: e.temporal.participants,
     sourceTime: e.temporal.happenedStart ?? e.temporal.mentionedAt ?? '',
   }));
-  await model.proposeGraph!({ events, nodes: [], edges: [] });
-  return performance.now() - t0;
+  const graph = await model.proposeGraph!({ events, nodes: [], edges: [] });
+  const ms = performance.now() - t0;
+  if (dump) appendFileSync(dump, `${JSON.stringify({ blockId, summary, extracted, graph })}\n`);
+  return ms;
 }
 
 const median = (xs: number[]) => {
@@ -91,15 +103,22 @@ const count = Number(values.blocks);
 // Warm-up: the first calls load lexicons and compile.
 for (let b = 0; b < 10; b += 1) await oneBlock(`w${b}`, corpusBlock(-1 - b));
 const rates: number[] = [];
+const cpuRates: number[] = [];
+const cpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 const perBlock: number[] = [];
 let blocks: SummaryMessage[][] = [];
 for (let r = 0; r < Number(values.rounds); r += 1) {
   // New blocks every round: a memo of earlier sentences must not make a round look fast.
   blocks = Array.from({ length: count }, (_, b) => corpusBlock(r * count + b));
   const t0 = performance.now();
+  const c0 = cpuSeconds();
   for (const [b, messages] of blocks.entries())
     perBlock.push(await oneBlock(`b${r}_${b}`, messages));
   rates.push(blocks.length / ((performance.now() - t0) / 1000));
+  cpuRates.push(blocks.length / (cpuSeconds() - c0));
 }
 const big = bigMessage();
 const bigTimes: number[] = [];
@@ -111,6 +130,7 @@ console.log(
     rounds: rates.length,
     blocksPerSecond: rates.map((x) => Math.round(x * 10) / 10),
     medianBlocksPerSecond: Math.round(median(rates) * 10) / 10,
+    blocksPerCpuSecond: cpuRates.map((x) => Math.round(x * 10) / 10),
     medianMsPerBlock: Math.round(median(perBlock) * 100) / 100,
     p95MsPerBlock:
       Math.round([...perBlock].sort((a, b) => a - b)[Math.floor(perBlock.length * 0.95)]! * 100) /

@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import nlp from './compromise.ts';
 import { isKnownTool, isTechShaped } from '../graph/names.ts';
 import type { Clause, EntityType, Phrase, SentenceAnalysis, Tense, Token } from './analysis.ts';
 
@@ -21,9 +21,9 @@ type RawTerm = {
 };
 
 export function analyseEnglish(text: string): SentenceAnalysis {
+  // Chunks are among compromise's default steps (its `hooks`): only roots are asked for.
   const doc = nlp(text);
   doc.compute('root');
-  doc.compute('chunks');
   const terms = (doc.docs as unknown as RawTerm[][]).flat();
   const tokens = repairLeave(terms.map(toToken));
   const entities = entitiesOf(tokens);
