@@ -59,8 +59,9 @@ function toToken(term: RawTerm): Token {
 /** "on parental leave": compromise reads this "leave" as a verb; after "on" it is a noun. */
 function repairLeave(tokens: Token[]): Token[] {
   return tokens.map((t, i) => {
+    if (t.normal !== 'leave') return t;
     const back = tokens.slice(Math.max(0, i - 2), i).map((x) => x.normal);
-    if (t.normal !== 'leave' || !back.includes('on')) return t;
+    if (!back.includes('on')) return t;
     return { ...t, pos: 'NOUN', chunk: 'noun' };
   });
 }
