@@ -51,34 +51,61 @@ export type BulkMatch = (
 export const compromiseBulkMatch = (nlp.methods() as { one: { bulkMatch: BulkMatch } }).one
   .bulkMatch;
 
-/** Per net: its hook keys in the order compromise walks them, and each key's place. */
-const keyOrders = new WeakMap<object, { keys: string[]; place: Map<string, number> }>();
+interface NetIndex {
+  /** The hook keys in the order compromise walks them, and each key's place. */
+  keys: string[];
+  place: Map<string, number>;
+  /** Patterns past de-duplication, needs and wants, by the set of hook keys a clause holds. */
+  byKeys: Map<string, readonly SweepPattern[]>;
+}
+const netIndexes = new WeakMap<object, NetIndex>();
+/** Distinct key sets remembered per net; clauses repeat them often (tags, common words). */
+const KEY_SETS_MAX = 20_000;
 
-function keyOrder(hooks: SweepNet['hooks']): { keys: string[]; place: Map<string, number> } {
-  let order = keyOrders.get(hooks);
-  if (!order) {
+function netIndex(hooks: SweepNet['hooks']): NetIndex {
+  let index = netIndexes.get(hooks);
+  if (!index) {
     // A net is built once and not changed afterwards (compromise builds a new one per call
     // of buildNet), so its keys are read once.
     const keys = Object.keys(hooks);
-    order = { keys, place: new Map(keys.map((k, i) => [k, i])) };
-    keyOrders.set(hooks, order);
+    index = { keys, place: new Map(keys.map((k, i) => [k, i])), byKeys: new Map() };
+    netIndexes.set(hooks, index);
   }
-  return order;
+  return index;
 }
 
-const hasAll = (haves: ReadonlySet<string>, items: readonly string[]) => {
-  for (const item of items) if (!haves.has(item)) return false;
-  return true;
-};
 const hasAny = (haves: ReadonlySet<string>, items: readonly string[]) => {
   for (const item of items) if (haves.has(item)) return true;
   return false;
 };
-const countIn = (haves: ReadonlySet<string>, items: readonly string[]) => {
+const countIn = (present: ReadonlySet<string>, items: readonly string[]) => {
   let n = 0;
-  for (const item of items) if (haves.has(item)) n += 1;
+  for (const item of items) if (present.has(item)) n += 1;
   return n;
 };
+
+/**
+ * compromise's getHooks and the needs / wants half of its trimDown for one set of hook keys.
+ * Every need and want is itself a hook key, so the result depends on that set alone.
+ */
+function hooked(index: NetIndex, hooks: SweepNet['hooks'], found: readonly number[]) {
+  const present = new Set(found.map((at) => index.keys[at] as string));
+  // compromise keeps the first pattern of each match text before it trims, so a pattern that
+  // fails its needs still hides a later one with the same text.
+  const seen = new Set<unknown>();
+  const out: SweepPattern[] = [];
+  for (const at of found) {
+    for (const pattern of hooks[index.keys[at] as string] ?? []) {
+      if (seen.has(pattern.match)) continue;
+      seen.add(pattern.match);
+      if (countIn(present, pattern.needs) < pattern.needs.length) continue;
+      const { wants } = pattern;
+      if (wants.length > 0 && !(countIn(present, wants) >= (pattern.minWant ?? Infinity))) continue;
+      out.push(pattern);
+    }
+  }
+  return out;
+}
 
 /** The patterns worth trying on one clause, in compromise's order (getHooks + trimDown). */
 function candidates(
@@ -86,27 +113,25 @@ function candidates(
   net: SweepNet,
   terms: number,
 ): readonly SweepPattern[] {
-  const { keys, place } = keyOrder(net.hooks);
+  const index = netIndex(net.hooks);
   const found: number[] = [];
   for (const item of haves) {
-    const at = place.get(item);
+    const at = index.place.get(item);
     if (at !== undefined) found.push(at);
   }
   found.sort((a, b) => a - b);
-  // compromise keeps the first pattern of each match text before it trims, so a pattern that
-  // fails its needs still hides a later one with the same text.
-  const seen = new Set<unknown>();
+  const key = found.join(',');
+  let patterns = index.byKeys.get(key);
+  if (!patterns) {
+    patterns = hooked(index, net.hooks, found);
+    if (index.byKeys.size >= KEY_SETS_MAX) index.byKeys.clear();
+    index.byKeys.set(key, patterns);
+  }
+  // ifNo may name words that are no hook key: it is read from the clause itself.
   const out: SweepPattern[] = [];
-  for (const at of found) {
-    for (const pattern of net.hooks[keys[at] as string] ?? []) {
-      if (seen.has(pattern.match)) continue;
-      seen.add(pattern.match);
-      if (!hasAll(haves, pattern.needs)) continue;
-      if (pattern.ifNo && hasAny(haves, pattern.ifNo)) continue;
-      const { wants } = pattern;
-      if (wants.length > 0 && !(countIn(haves, wants) >= (pattern.minWant ?? Infinity))) continue;
-      if (terms >= (pattern.minWords ?? Infinity)) out.push(pattern);
-    }
+  for (const pattern of patterns) {
+    if (pattern.ifNo && hasAny(haves, pattern.ifNo)) continue;
+    if (terms >= (pattern.minWords ?? Infinity)) out.push(pattern);
   }
   for (const pattern of net.always) if (terms >= (pattern.minWords ?? Infinity)) out.push(pattern);
   return out;
