@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import nlp from './compromise.ts';
 import { isKnownTool, isTechShaped } from '../graph/names.ts';
 import type { Clause, EntityType, Phrase, SentenceAnalysis, Tense, Token } from './analysis.ts';
 
@@ -21,9 +21,9 @@ type RawTerm = {
 };
 
 export function analyseEnglish(text: string): SentenceAnalysis {
+  // Chunks are among compromise's default steps (its `hooks`): only roots are asked for.
   const doc = nlp(text);
   doc.compute('root');
-  doc.compute('chunks');
   const terms = (doc.docs as unknown as RawTerm[][]).flat();
   const tokens = repairLeave(terms.map(toToken));
   const entities = entitiesOf(tokens);
@@ -59,8 +59,9 @@ function toToken(term: RawTerm): Token {
 /** "on parental leave": compromise reads this "leave" as a verb; after "on" it is a noun. */
 function repairLeave(tokens: Token[]): Token[] {
   return tokens.map((t, i) => {
+    if (t.normal !== 'leave') return t;
     const back = tokens.slice(Math.max(0, i - 2), i).map((x) => x.normal);
-    if (t.normal !== 'leave' || !back.includes('on')) return t;
+    if (!back.includes('on')) return t;
     return { ...t, pos: 'NOUN', chunk: 'noun' };
   });
 }

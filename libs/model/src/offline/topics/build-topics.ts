@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import nlp from '../nlp/compromise.ts';
 import { takeCodePoints } from '@stratagate/domain';
 import type {
   ProposedTopic,
