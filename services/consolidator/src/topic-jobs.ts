@@ -187,6 +187,8 @@ const retryAt = (now: Date, attempt: number) =>
 export function createTopicJobs(options: TopicJobsOptions) {
   const { db, log, model, now } = options;
   let quietUntil = -Infinity;
+  /** When the last scan ran, until the pass that used it reports. */
+  let scannedAt: number | null = null;
   /** Spaces whose history waits for the model budget (MM-TOP-9), until when. */
   const waitingForBudget = new Map<string, number>();
   const build =
@@ -489,7 +491,9 @@ export function createTopicJobs(options: TopicJobsOptions) {
      * scan whose spaces ran nothing (`idle`), the next scan waits a while: it reads every event.
      */
     async due(schema: string): Promise<DueTopicSpace[]> {
-      if (performance.now() < quietUntil) return [];
+      const at = performance.now();
+      if (at < quietUntil) return [];
+      scannedAt = at;
       const due = await dueTopicSpaces(
         db,
         schema,
@@ -505,9 +509,13 @@ export function createTopicJobs(options: TopicJobsOptions) {
     },
     /** Runs one batch of the space; true when it appended a record. */
     runSpace,
-    /** Nothing ran (nothing due, or every due space still waiting for its last record). */
+    /**
+     * Nothing of the last scan ran (nothing due, or every due space still waiting for its last
+     * record): the next scan waits. A pass that did not scan (quiet) changes nothing.
+     */
     idle() {
-      quietUntil = performance.now() + LOOK_EVERY_MS;
+      if (scannedAt !== null) quietUntil = scannedAt + LOOK_EVERY_MS;
+      scannedAt = null;
     },
   };
 }
