@@ -172,6 +172,24 @@ export const ConfigSchema = z
       .describe(
         'Postgres-table log: consolidation waits (at most 10 s per busy period) while others append more records per second than this; 0 never waits (ADR 0026)',
       ),
+    STRATAGATE_CONSOLIDATOR_CONCURRENCY: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(4)
+      .describe(
+        'how many spaces one consolidator works on at once (model calls wait on I/O); never two jobs of one space (ADR 0042)',
+      ),
+    STRATAGATE_CONSOLIDATOR_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .max(3_600_000)
+      .default(30_000)
+      .describe(
+        "how long a consolidator's claim on a space lasts unless renewed (every third of it while its jobs run): after a consolidator dies, its spaces wait this long for another (ADR 0042)",
+      ),
     STRATAGATE_MAX_PROJECTION_LAG_MS: z.coerce
       .number()
       .int()

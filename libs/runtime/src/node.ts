@@ -300,6 +300,9 @@ export async function startNode(
         // whole job's safety net around those attempts.
         timeoutMs: config.STRATAGATE_MODEL_TIMEOUT_MS * 5,
         topicBuilder: config.STRATAGATE_TOPIC_BUILDER,
+        // Several consolidators share the work by leases on spaces (ADR 0042).
+        concurrency: config.STRATAGATE_CONSOLIDATOR_CONCURRENCY,
+        leaseMs: config.STRATAGATE_CONSOLIDATOR_LEASE_MS,
         onError: onError('consolidator'),
         // On the Postgres-table log the backlog is global (one checkpoint); a Kafka projector
         // group's lag is per partition, and the consolidator does not wait for it.

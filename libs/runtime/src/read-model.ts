@@ -9,6 +9,7 @@ import {
 } from '@stratagate/projector';
 import {
   migrateImportJobs,
+  migrateJobLeases,
   migrateSpaceImports,
   migrateTopicBudget,
   type AnyDb,
@@ -38,5 +39,7 @@ export async function prepareReadModel(
   await migrateImportJobs(db);
   // Where the model calls for topics over a space's history are reserved (MM-TOP-9).
   await migrateTopicBudget(db);
+  // Where consolidators claim a space's (or the profiles') jobs before running them (ADR 0042).
+  await migrateJobLeases(db);
   return { version, configMatches: sameRules(version.liveRules, configured) };
 }

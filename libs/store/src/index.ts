@@ -5,3 +5,4 @@ export * from './search/index.ts';
 export * from './space-imports.ts';
 export * from './import-jobs.ts';
 export * from './topic-budget.ts';
+export * from './job-leases.ts';

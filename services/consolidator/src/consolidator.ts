@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   admitEvents,
   compactForModel,
@@ -9,6 +10,7 @@ import {
 import { newRecord, tailLoop, type MessageLog } from '@stratagate/log';
 import { InvalidModelOutputError, type ModelPort, type SummaryMessage } from '@stratagate/model';
 import { importingSpaces, type AnyDb, type BlockRow } from '@stratagate/store';
+import { underLease, type HeldLease } from './leases.ts';
 import {
   recordActiveSpanError,
   recordAppended,
@@ -19,14 +21,14 @@ import { AppendRateGate } from './append-rate-gate.ts';
 import { dueExtractionJobs, linkableIds, neighbours, timeline } from './extraction-jobs.ts';
 import { dueGraphJobs, graphJobContext, sourceEventInfo } from './graph-jobs.ts';
 import { createProfileJobs } from './profile-jobs.ts';
-import { createTopicJobs } from './topic-jobs.ts';
-import { nextPerSpace } from './space-order.ts';
+import { createTopicJobs, type DueTopicSpace } from './topic-jobs.ts';
 import {
   blockMessages,
   dueSummaryJobs,
   nextRetryAt,
   previousSummary,
   type DueBlock,
+  type SpaceRow,
 } from './summary-jobs.ts';
 
 /** The pause before another pass after a pass that ran jobs. */
@@ -66,6 +68,15 @@ export interface ConsolidatorOptions {
   yieldAboveAppendRate?: number;
   /** Longest wait for a busy log in one busy period (default 10 s). */
   maxAppendRateWaitMs?: number;
+  /**
+   * How many spaces' jobs run at once (default 4): model calls wait on I/O. Never two jobs of one
+   * space: a space derives in block order (ADR 0055), under one lease (ADR 0042).
+   */
+  concurrency?: number;
+  /** How long a claim on a space's jobs lasts unless renewed (default 30 s; ADR 0042). */
+  leaseMs?: number;
+  /** Who claims: unique per consolidator (default host, pid and a random suffix). */
+  holder?: string;
 }
 
 export interface Consolidator {
@@ -79,6 +90,8 @@ export interface Consolidator {
  * Does the model-driven work and appends the model's validated output as records; it never
  * writes read models. Jobs are found in the projected block state; a job already run but not yet
  * projected is remembered in memory, and the record's idempotency key makes a second run a no-op.
+ * Several consolidators share the work: each claims a space with a lease before running its jobs
+ * (ADR 0042), and runs up to `concurrency` spaces at once.
  */
 export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const { db, log, model } = options;
@@ -86,8 +99,12 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   let schema = typeof options.schema === 'string' ? options.schema : '';
   const now = options.now ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const awaitingProjection = new Map<string, string>();
+  // Per space: the jobs this consolidator ran whose records are not projected yet (by job id).
+  const awaitingProjection = new Map<string, Map<string, string>>();
   let stopSignal = new AbortController();
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const leaseMs = options.leaseMs ?? 30_000;
+  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   // Records this consolidator appended, so the gate counts only others' appends.
   let appended = 0;
   const gate = new AppendRateGate({
@@ -121,14 +138,14 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
   const jobKey = (b: DueBlock) =>
     `summary:${b.block_id}:c${b.summary_cycle}:a${b.summary_attempts + 1}`;
 
-  async function runJob(block: DueBlock): Promise<JobOutcome> {
+  async function runJob(block: DueBlock, lease: HeldLease): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const key = jobKey(block);
     const attempt = block.summary_attempts + 1;
     const { messages } = await modelMessages(block);
     let records: MemoryRecord[];
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), lease.signal]);
       const result = await model.summarizeBlock(
         {
           blockId: block.block_id,
@@ -161,12 +178,11 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         });
       }
     } catch (error) {
-      if (stopSignal.signal.aborted) return 'aborted';
+      if (lease.signal.aborted) return 'aborted';
       recordActiveSpanError(error);
       records = [failure(block.block_id, 'summary', attempt, error)];
     }
-    await append(space, block, key, records);
-    awaitingProjection.set(block.block_id, key);
+    if (!(await append(space, block, key, records, lease))) return 'aborted';
     return records[0]!.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
@@ -223,8 +239,20 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return { messages, rows };
   }
 
-  /** Appended inside the job's span: `newRecord` puts its trace context on the records. */
-  async function append(space: SpaceRef, block: DueBlock, key: string, records: MemoryRecord[]) {
+  /**
+   * Appended inside the job's span: `newRecord` puts its trace context on the records. Only while
+   * the space's lease still holds: a consolidator whose lease expired and was claimed by another
+   * drops its result (false). What the check cannot fence (a lease lost between the check and the
+   * append) the idempotency key does: the job's key is the same in every process (ADR 0042).
+   */
+  async function append(
+    space: SpaceRef,
+    block: DueBlock,
+    key: string,
+    records: MemoryRecord[],
+    lease: HeldLease,
+  ): Promise<boolean> {
+    if (!(await lease.stillHeld())) return false;
     const at = now().toISOString();
     const result = await log.append(
       space,
@@ -240,6 +268,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
       appended += result.records.length;
       recordAppended(log.name, result.records);
     }
+    return true;
   }
 
   /**
@@ -283,7 +312,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     `extract:${b.block_id}:c${b.extraction_cycle}:a${b.extraction_attempts + 1}`;
 
   /** MM-EVT-13..17: extract, admit against the state at commit, record the admitted events. */
-  async function runExtraction(block: BlockRow): Promise<JobOutcome> {
+  async function runExtraction(block: BlockRow, lease: HeldLease): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const attempt = block.extraction_attempts + 1;
     const { messages, rows } = await modelMessages(block);
@@ -293,7 +322,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         neighbours(db, schema, block),
         timeline(db, schema, block),
       ]);
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), lease.signal]);
       const result = await model.extractMemoryEvents!(
         {
           blockId: block.block_id,
@@ -334,12 +363,11 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         },
       };
     } catch (error) {
-      if (stopSignal.signal.aborted) return 'aborted';
+      if (lease.signal.aborted) return 'aborted';
       recordActiveSpanError(error);
       record = failure(block.block_id, 'extraction', attempt, error);
     }
-    await append(space, block, extractionKey(block), [record]);
-    awaitingProjection.set(block.block_id, extractionKey(block));
+    if (!(await append(space, block, extractionKey(block), [record], lease))) return 'aborted';
     return record.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
@@ -347,13 +375,13 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     `graph:${b.block_id}:c${b.graph_cycle}:a${b.graph_attempts + 1}`;
 
   /** MM-GRF: propose (model), then plan against the graph at commit (rules), record operations. */
-  async function runGraph(block: BlockRow): Promise<JobOutcome> {
+  async function runGraph(block: BlockRow, lease: HeldLease): Promise<JobOutcome> {
     const space: SpaceRef = { tenantId: block.tenant_id, spaceId: block.space_id };
     const attempt = block.graph_attempts + 1;
     let record: MemoryRecord;
     try {
       const { events, proposalInput } = await graphJobContext(db, schema, block);
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopSignal.signal]);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), lease.signal]);
       const result = await model.proposeGraph!(proposalInput, { signal });
       // Re-read the graph and the sources' states now: the plan is validated at commit.
       const { snapshot } = await graphJobContext(db, schema, block);
@@ -379,12 +407,11 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
         },
       };
     } catch (error) {
-      if (stopSignal.signal.aborted) return 'aborted';
+      if (lease.signal.aborted) return 'aborted';
       recordActiveSpanError(error);
       record = failure(block.block_id, 'graph', attempt, error);
     }
-    await append(space, block, graphKey(block), [record]);
-    awaitingProjection.set(`${block.block_id}:graph`, graphKey(block));
+    if (!(await append(space, block, graphKey(block), [record], lease))) return 'aborted';
     return record.type === 'DerivationFailed' ? 'failed' : 'succeeded';
   }
 
@@ -413,69 +440,138 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     return (await log.findByIdempotencyKey(space, key)) !== null;
   }
 
+  const leaseOptions = () => ({
+    db,
+    holder,
+    ttlMs: leaseMs,
+    stop: stopSignal.signal,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  const perPass = options.batchSize ?? Math.max(16, 4 * concurrency);
+  const spaceKey = (b: SpaceRow) => `${b.tenant_id}/${b.space_id}`;
+  let topicsRan = 0;
+
+  /**
+   * One space's due jobs, under its lease: read again now that the space is ours (another
+   * consolidator may have run them since the pass looked), and run one after another: its
+   * summaries, then its next extraction and graph job, then its topics.
+   *
+   * A space's extraction jobs read the events its earlier blocks yielded (the timeline), and its
+   * graph jobs read and extend one graph. A job planned before the record of the job ahead of it
+   * is projected would miss that record: the second of two graph jobs would create the nodes the
+   * first one just created again. So each of these stages takes the space's first due block only
+   * (MM-JOB-1, ADR 0055); if its job already ran and its record is not projected yet, the stage
+   * waits for a later pass. Spaces do not wait for each other.
+   */
+  async function runSpace(
+    space: SpaceRow,
+    topics: DueTopicSpace | undefined,
+    lease: HeldLease,
+  ): Promise<number> {
+    const key = spaceKey(space);
+    const before = awaitingProjection.get(key) ?? new Map<string, string>();
+    const after = new Map<string, string>();
+    // A job already run whose record is not projected yet: remembered, or found by its key in
+    // the log (appended by another consolidator, before a restart, or by an import; ADR 0045).
+    const pending = async (id: string, jobKey: string) => {
+      if (before.get(id) === jobKey || (await recorded(space, jobKey))) {
+        after.set(id, jobKey);
+        return true;
+      }
+      return false;
+    };
+    let ran = 0;
+    const run = async <B extends DueBlock>(
+      job: 'summary' | 'extraction' | 'graph',
+      id: string,
+      block: B,
+      jobKey: string,
+      fn: (block: B, lease: HeldLease) => Promise<JobOutcome>,
+    ): Promise<boolean> => {
+      if (lease.signal.aborted || (await shouldYield())) return false;
+      if (await pending(id, jobKey)) return true;
+      const outcome = await traced(job, block, () => fn(block, lease));
+      if (outcome !== 'aborted') after.set(id, jobKey);
+      ran += 1;
+      return outcome !== 'aborted';
+    };
+    try {
+      for (const block of await dueSummaryJobs(db, schema, now(), perPass, space)) {
+        if (!(await run('summary', block.block_id, block, jobKey(block), runJob))) return ran;
+      }
+      if (model.extractMemoryEvents) {
+        const [block] = await dueExtractionJobs(db, schema, now(), 1, space);
+        if (
+          block &&
+          !(await run('extraction', block.block_id, block, extractionKey(block), runExtraction))
+        )
+          return ran;
+      }
+      if (model.proposeGraph) {
+        const [block] = await dueGraphJobs(db, schema, now(), 1, space);
+        const id = block && `${block.block_id}:graph`;
+        if (block && !(await run('graph', id!, block, graphKey(block), runGraph))) return ran;
+      }
+      // Topics come after a space's extraction and graph work (MM-TOP-8, MM-TOP-11).
+      if (topics && !lease.signal.aborted && !(await shouldYield())) {
+        if (await topicJobs.runSpace(schema, topics, lease.signal, lease.stillHeld)) {
+          ran += 1;
+          topicsRan += 1;
+        }
+      }
+      return ran;
+    } finally {
+      if (after.size > 0) awaitingProjection.set(key, after);
+      else awaitingProjection.delete(key);
+    }
+  }
+
+  /**
+   * One pass: the spaces with due jobs, each claimed with a lease and run by one of
+   * `concurrency` workers, so model calls of different spaces overlap and never two of one space
+   * (ADR 0042). A space another consolidator holds is skipped; it stays due for it.
+   */
   async function runDueJobs(): Promise<number> {
     if (typeof options.schema !== 'string') schema = await options.schema();
     // A space being imported gets its derivations from the file: its jobs wait (ADR 0045).
     importing = await importingSpaces(db);
-    const open = (b: { tenant_id: string; space_id: string }) =>
-      !importing.has(`${b.tenant_id}/${b.space_id}`);
-    const due = (await dueSummaryJobs(db, schema, now(), options.batchSize ?? 16)).filter(open);
+    const spaces = new Map<string, SpaceRow>();
+    const add = (b: SpaceRow) => {
+      if (!importing.has(spaceKey(b)) && !spaces.has(spaceKey(b))) {
+        spaces.set(spaceKey(b), { tenant_id: b.tenant_id, space_id: b.space_id });
+      }
+    };
+    const at = now();
+    // Each query returns at most `perPass` rows, the oldest blocks first; a summary query's rows
+    // may share spaces, so it looks further to find as many spaces as the others.
+    (await dueSummaryJobs(db, schema, at, perPass * 4)).forEach(add);
+    if (model.extractMemoryEvents) (await dueExtractionJobs(db, schema, at, perPass)).forEach(add);
+    if (model.proposeGraph) (await dueGraphJobs(db, schema, at, perPass)).forEach(add);
+    const topics = new Map((await topicJobs.due(schema)).map((t) => [spaceKey(t), t]));
+    for (const t of topics.values()) add(t);
+
+    const queue = [...spaces.values()];
     let ran = 0;
-    for (const block of due) {
-      // Already handled, waiting for the projector to catch up with our record.
-      if (awaitingProjection.get(block.block_id) === jobKey(block)) continue;
-      if (await shouldYield()) return ran;
-      if (await recorded(block, jobKey(block))) {
-        awaitingProjection.set(block.block_id, jobKey(block));
-        continue;
+    topicsRan = 0;
+    const worker = async () => {
+      for (let space = queue.shift(); space; space = queue.shift()) {
+        if (stopSignal.signal.aborted || (await shouldYield())) return;
+        const topic = topics.get(spaceKey(space));
+        ran +=
+          (await underLease(leaseOptions(), `space:${spaceKey(space)}`, (lease) =>
+            runSpace(space, topic, lease),
+          )) ?? 0;
       }
-      await traced('summary', block, () => runJob(block));
-      ran += 1;
-    }
-    const dueExtraction = model.extractMemoryEvents
-      ? (await dueExtractionJobs(db, schema, now(), options.batchSize ?? 16)).filter(open)
-      : [];
-    const extraction = nextPerSpace(
-      dueExtraction,
-      (b) => awaitingProjection.get(b.block_id) === extractionKey(b),
-    );
-    for (const block of extraction) {
-      if (await shouldYield()) return ran;
-      if (await recorded(block, extractionKey(block))) {
-        awaitingProjection.set(block.block_id, extractionKey(block));
-        continue;
-      }
-      await traced('extraction', block, () => runExtraction(block));
-      ran += 1;
-    }
-    const dueGraph = model.proposeGraph
-      ? (await dueGraphJobs(db, schema, now(), options.batchSize ?? 16)).filter(open)
-      : [];
-    const graph = nextPerSpace(
-      dueGraph,
-      (b) => awaitingProjection.get(`${b.block_id}:graph`) === graphKey(b),
-    );
-    for (const block of graph) {
-      if (await shouldYield()) return ran;
-      if (await recorded(block, graphKey(block))) {
-        awaitingProjection.set(`${block.block_id}:graph`, graphKey(block));
-        continue;
-      }
-      await traced('graph', block, () => runGraph(block));
-      ran += 1;
-    }
-    // Forget entries whose block moved on (projected), so the map stays small.
-    const dueKeys = new Set([
-      ...[...due, ...dueExtraction].map((b) => b.block_id),
-      ...dueGraph.map((b) => `${b.block_id}:graph`),
-    ]);
-    for (const id of awaitingProjection.keys()) if (!dueKeys.has(id)) awaitingProjection.delete(id);
-    // Topics come after a space's extraction and graph work (MM-TOP-8, MM-TOP-11).
-    if (await shouldYield()) return ran;
-    ran += await topicJobs.run(schema, stopSignal.signal);
-    // Profiles: proposals the user answered, and compression when due (ADR 0050).
-    if (await shouldYield()) return ran;
-    ran += await profileJobs.run(schema, stopSignal.signal);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+    if (topicsRan === 0) topicJobs.idle();
+    // Profiles: proposals the user answered, and compression when due (ADR 0050). They span
+    // spaces, so they have one lease of their own.
+    if (stopSignal.signal.aborted || (await shouldYield())) return ran;
+    ran +=
+      (await underLease(leaseOptions(), 'profiles', (lease) =>
+        profileJobs.run(schema, lease.signal),
+      )) ?? 0;
     return ran;
   }
 
@@ -483,7 +579,7 @@ export function createConsolidator(options: ConsolidatorOptions): Consolidator {
     log,
     work: async () => {
       // A space's next extraction or graph job comes due once the projector applies the record
-      // of the one before (space-order.ts), usually within tens of milliseconds: after a pass
+      // of the one before (`runSpace`), usually within tens of milliseconds: after a pass
       // that ran jobs, look again soon rather than after `idleMs`.
       for (;;) {
         if (await shouldYield(true)) return;

@@ -9,19 +9,28 @@ import {
   type MemoryEventRow,
   type ReadModelTables,
 } from '@stratagate/store';
-import { blockMessages, MAX_ATTEMPTS } from './summary-jobs.ts';
+import { blockMessages, MAX_ATTEMPTS, type SpaceRow } from './summary-jobs.ts';
 
 const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).withSchema(schema);
 
 /**
  * Per space, the first block (by sequence) whose summary succeeded and whose extraction is
- * pending, or failed and due again: a space's extractions run one at a time (space-order.ts).
+ * pending, or failed and due again: a space's extractions run one at a time (the consolidator's `runSpace`).
  */
-export async function dueExtractionJobs(db: AnyDb, schema: string, now: Date, limit: number) {
+export async function dueExtractionJobs(
+  db: AnyDb,
+  schema: string,
+  now: Date,
+  limit: number,
+  space?: SpaceRow,
+) {
   const rm = rmOf(db, schema);
   const first = rm
     .selectFrom('blocks')
     .selectAll()
+    .$if(space !== undefined, (q) =>
+      q.where('tenant_id', '=', space!.tenant_id).where('space_id', '=', space!.space_id),
+    )
     .distinctOn(['tenant_id', 'space_id'])
     .where('summary_status', '=', 'succeeded')
     .where((eb) =>

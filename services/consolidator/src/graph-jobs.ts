@@ -16,20 +16,29 @@ import {
   type MemoryEventRow,
   type ReadModelTables,
 } from '@stratagate/store';
-import { blockMessagesInOrder, MAX_ATTEMPTS } from './summary-jobs.ts';
+import { blockMessagesInOrder, MAX_ATTEMPTS, type SpaceRow } from './summary-jobs.ts';
 
 const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).withSchema(schema);
 
 /**
  * Per space, the first block (by sequence) whose graph job is pending, or failed and due again:
  * a space's graph jobs run one at a time, each against the graph the one before it left
- * (space-order.ts).
+ * (the consolidator's `runSpace`).
  */
-export async function dueGraphJobs(db: AnyDb, schema: string, now: Date, limit: number) {
+export async function dueGraphJobs(
+  db: AnyDb,
+  schema: string,
+  now: Date,
+  limit: number,
+  space?: SpaceRow,
+) {
   const rm = rmOf(db, schema);
   const first = rm
     .selectFrom('blocks')
     .selectAll()
+    .$if(space !== undefined, (q) =>
+      q.where('tenant_id', '=', space!.tenant_id).where('space_id', '=', space!.space_id),
+    )
     .distinctOn(['tenant_id', 'space_id'])
     .where((eb) =>
       eb.or([

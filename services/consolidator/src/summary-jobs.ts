@@ -22,11 +22,29 @@ export type DueBlock = Pick<
   | 'applied_position'
 >;
 
-/** Blocks whose summary is pending, or failed with attempts left and the backoff elapsed. */
-export async function dueSummaryJobs(db: AnyDb, schema: string, now: Date, limit: number) {
+/** A space's key columns: due queries take one to look at that space only. */
+export interface SpaceRow {
+  tenant_id: string;
+  space_id: string;
+}
+
+/**
+ * Blocks whose summary is pending, or failed with attempts left and the backoff elapsed; of one
+ * space when `space` is given.
+ */
+export async function dueSummaryJobs(
+  db: AnyDb,
+  schema: string,
+  now: Date,
+  limit: number,
+  space?: SpaceRow,
+) {
   const rm = (db as Kysely<ReadModelTables>).withSchema(schema);
   return rm
     .selectFrom('blocks')
+    .$if(space !== undefined, (q) =>
+      q.where('tenant_id', '=', space!.tenant_id).where('space_id', '=', space!.space_id),
+    )
     .select([
       'tenant_id',
       'space_id',

@@ -187,6 +187,8 @@ const retryAt = (now: Date, attempt: number) =>
 export function createTopicJobs(options: TopicJobsOptions) {
   const { db, log, model, now } = options;
   let quietUntil = -Infinity;
+  /** When the last scan ran, until the pass that used it reports. */
+  let scannedAt: number | null = null;
   /** Spaces whose history waits for the model budget (MM-TOP-9), until when. */
   const waitingForBudget = new Map<string, number>();
   const build =
@@ -307,6 +309,8 @@ export function createTopicJobs(options: TopicJobsOptions) {
     schema: string,
     due: { tenant_id: string; space_id: string; attempts: number; cycle: number },
     signal: AbortSignal,
+    /** The lease on the space still holds (ADR 0042); a lost lease drops the result. */
+    stillHeld: () => Promise<boolean> = async () => true,
   ): Promise<boolean> {
     const space: SpaceRef = { tenantId: due.tenant_id, spaceId: due.space_id };
     if (!(await settled(schema, space))) return false;
@@ -453,6 +457,7 @@ export function createTopicJobs(options: TopicJobsOptions) {
             : 'worker-failed';
       record = failed(jobId, attempt, batchIds, code, String(e.message ?? error));
     }
+    if (!(await stillHeld())) return false;
     const result = await log.append(space, [
       newRecord(space, record, { occurredAt: now().toISOString(), idempotencyKey: key }),
     ]);
@@ -481,10 +486,14 @@ export function createTopicJobs(options: TopicJobsOptions) {
   }
 
   return {
-    /** Runs one batch for each due space; returns how many records it appended. */
-    async run(schema: string, signal: AbortSignal): Promise<number> {
+    /**
+     * The spaces due for a batch (skipping imports and spaces waiting for the budget). After a
+     * scan whose spaces ran nothing (`idle`), the next scan waits a while: it reads every event.
+     */
+    async due(schema: string): Promise<DueTopicSpace[]> {
       const at = performance.now();
-      if (at < quietUntil) return 0;
+      if (at < quietUntil) return [];
+      scannedAt = at;
       const due = await dueTopicSpaces(
         db,
         schema,
@@ -492,18 +501,23 @@ export function createTopicJobs(options: TopicJobsOptions) {
         options.batchSize,
         model.proposeGraph !== undefined,
       );
-      let ran = 0;
-      for (const space of due) {
-        if (signal.aborted) break;
-        if (options.skip(space)) continue;
+      return due.filter((space) => {
+        if (options.skip(space)) return false;
         const budgetFrees = waitingForBudget.get(`${space.tenant_id}/${space.space_id}`);
-        if (budgetFrees !== undefined && now().getTime() < budgetFrees) continue;
-        if (await runSpace(schema, space, signal)) ran += 1;
-      }
-      // Nothing ran (nothing due, or every due space still waiting for its last record): the
-      // scan waits a while before it looks again.
-      if (ran === 0) quietUntil = at + LOOK_EVERY_MS;
-      return ran;
+        return budgetFrees === undefined || now().getTime() >= budgetFrees;
+      });
+    },
+    /** Runs one batch of the space; true when it appended a record. */
+    runSpace,
+    /**
+     * Nothing of the last scan ran (nothing due, or every due space still waiting for its last
+     * record): the next scan waits. A pass that did not scan (quiet) changes nothing.
+     */
+    idle() {
+      if (scannedAt !== null) quietUntil = scannedAt + LOOK_EVERY_MS;
+      scannedAt = null;
     },
   };
 }
+
+export type DueTopicSpace = Awaited<ReturnType<typeof dueTopicSpaces>>[number];

@@ -18,7 +18,9 @@ export type ScriptedReply =
   /** Never answers; the socket stays open until the client gives up or the server closes. */
   | { kind: 'hang' }
   /** Destroys the socket without a response: a network error for the client. */
-  | { kind: 'drop' };
+  | { kind: 'drop' }
+  /** `reply` after `ms`: a model that takes its time (benches, leases under load). */
+  | { kind: 'delayed'; ms: number; reply: ScriptedReply };
 
 export const reply = {
   json: (value: unknown, usage?: { prompt_tokens: number; completion_tokens: number }) =>
@@ -35,6 +37,11 @@ export const reply = {
   }),
   hang: (): ScriptedReply => ({ kind: 'hang' }),
   drop: (): ScriptedReply => ({ kind: 'drop' }),
+  delayed: (ms: number, then: ScriptedReply): ScriptedReply => ({
+    kind: 'delayed',
+    ms,
+    reply: then,
+  }),
 };
 
 export interface RecordedRequest {
@@ -152,6 +159,12 @@ function respond(res: ServerResponse, script: ScriptedReply, body: unknown): voi
     case 'drop':
       res.socket?.destroy();
       return;
+    case 'delayed': {
+      const timer = setTimeout(() => respond(res, script.reply, body), script.ms);
+      // A client that gave up (or a server closing) needs no answer.
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
     default: {
       const unknownKind: never = script;
       throw new Error(`unknown scripted reply ${JSON.stringify(unknownKind)}`);
