@@ -440,4 +440,33 @@ describe(`raw-search indexing lane over several spaces (${describeBackend()})`, 
     expect(await left()).toEqual([]);
     expect(await appliedThrough(database.db, schema, head)).toBe(head);
   });
+
+  it('a space cut short by the text budget does not hold back the other spaces in its slice (ADR 0043)', async () => {
+    const { head, records } = await recordsUpToHead(log);
+    const schema = 'rm_spaces_pieces';
+    await coreProjection.migrate(database.db, schema);
+    await database.db.transaction().execute(async (trx) => {
+      await coreProjection.handle(trx, schema, records);
+      expect(await storeCheckpoint(trx, schema, coreProjection.name, 0, head)).toBe('ok');
+    });
+    const docsOf = async () =>
+      (
+        await sql<{ space_id: string; n: number }>`
+          select space_id, count(*)::int as n from ${sql.id(schema, 'search_docs')}
+          where doc_kind = 'message' group by space_id order by space_id`.execute(database.db)
+      ).rows;
+    // A budget of one message a space: each slice indexes a message of a and one of b.
+    expect(await drainMessageIndex(database.db, schema, 32, undefined, undefined, 10)).toBe(1);
+    expect(await docsOf()).toEqual([
+      { space_id: 'a', n: 1 },
+      { space_id: 'b', n: 1 },
+    ]);
+    while ((await drainMessageIndex(database.db, schema, 32, undefined, undefined, 10)) > 0);
+    const once = await dumpReadModel(database.db, 'rm_spaces');
+    const pieces = await dumpReadModel(database.db, schema);
+    expect(pieces.search_docs).toEqual(once.search_docs);
+    expect(pieces.search_terms).toEqual(once.search_terms);
+    expect(pieces.search_stats).toEqual(once.search_stats);
+    expect(pieces.message_index_queue).toEqual([]);
+  });
 });

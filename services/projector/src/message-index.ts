@@ -42,9 +42,10 @@ export async function queueMessageIndex(
 }
 
 /**
- * Characters of message text one slice indexes, beyond its first message (ADR 0043). Indexing
- * costs time linear in the text, so this bounds how long one huge turn holds the lane: its block
- * is indexed over several slices, each committed, with other spaces' blocks between them.
+ * Characters of message text one slice indexes of one space, beyond its first message (ADR
+ * 0043). Indexing costs time linear in the text, so this bounds how long one huge turn holds the
+ * lane: its block is indexed over several slices, each committed, and the other spaces' queued
+ * blocks go in each of them.
  */
 export const MESSAGE_INDEX_SLICE_CHARS = 200_000;
 
@@ -63,6 +64,13 @@ interface Unit {
 
 const queueKey = (r: QueueKey) => JSON.stringify([r.tenant_id, r.space_id, r.block_id]);
 
+/**
+ * Tokens of the texts a cut-short block's next slice needs again: its last indexed message (the
+ * context of the next one) and that next message. Carried from one slice to the next so a huge
+ * message is tokenized once, not once as itself and again as its neighbours' context.
+ */
+const carried = new Map<string, readonly string[]>();
+
 /** Lets the event loop turn: requests are read between pieces of a long tokenization. */
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -70,8 +78,8 @@ const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Indexes up to `limit` queued blocks, oldest seal first, and takes them off the queue, in one
  * transaction. Lanes of several projector processes take turns (a transaction-scoped advisory
  * lock per schema), so two never upsert the same term statistics in opposite orders. A slice
- * indexes at most `maxChars` of message text beyond its first message (ADR 0043): a block with
- * more is indexed over several slices, each going on after the documents already written (they
+ * indexes at most `maxChars` of a space's message text beyond its first message (ADR 0043): a
+ * block with more is indexed over several slices, each going on after the documents already written (they
  * are skipped, and their text is not read again), and is taken off the queue with its last one.
  * Text is tokenized with pauses, so a long message does not hold the event loop. Returns the
  * number of blocks taken off the queue, or 1 when the slice only moved on within a block; 0 once
@@ -94,31 +102,37 @@ export async function drainMessageIndex(
     );
     const { queued, units } = await planSlice(trx, schema, limit, control !== undefined);
     if (queued.length === 0) return 0;
-    // The pieces this slice writes: whole units within the text budget, then at most one unit
-    // cut short (its blocks stay queued). At least one document, so the lane always moves.
+    // The pieces this slice writes: each unit up to `maxChars` of its text (at least one
+    // document), so a huge block takes its share and the other spaces' blocks behind it still go
+    // in the same slice. A space whose unit is cut short writes nothing more in this slice: its
+    // later blocks follow the rest of that one, in seal order.
     const pieces: { unit: Unit; docs: IndexedMessage[]; complete: boolean }[] = [];
-    let chars = 0;
+    const cut = new Set<string>();
     for (const unit of units) {
+      const spaceKey = JSON.stringify([unit.tenantId, unit.spaceId]);
+      if (cut.has(spaceKey)) continue;
       let n = 0;
+      let chars = 0;
       while (
         n < unit.docs.length &&
-        (chars === 0 || chars + unit.docs[n]!.content.length <= maxChars)
+        (n === 0 || chars + unit.docs[n]!.content.length <= maxChars)
       ) {
         chars += unit.docs[n]!.content.length;
         n++;
       }
-      if (n > 0 || unit.docs.length === 0) {
-        pieces.push({ unit, docs: unit.docs.slice(0, n), complete: n === unit.docs.length });
-      }
-      if (n < unit.docs.length) break;
+      const complete = n === unit.docs.length;
+      pieces.push({ unit, docs: unit.docs.slice(0, n), complete });
+      if (!complete) cut.add(spaceKey);
     }
     const rm = (trx as Kysely<ReadModelTables>).withSchema(schema);
-    const tokens = memoTokenizer();
-    let done = 0;
+    const tokens = memoTokenizer(carried);
+    const keep = new Set<string>();
+    const finished: QueueKey[] = [];
+    let written = 0;
     let partial = false;
     for (const piece of pieces) {
       // At least one piece per slice, so the lane always moves.
-      if (done > 0 && control?.shouldYield()) break;
+      if (written > 0 && control?.shouldYield()) break;
       const replied = piece.complete ? piece.unit.replied : [];
       for (const m of [...piece.docs, ...replied]) {
         for (const text of [m.content, m.previous, m.next]) {
@@ -127,18 +141,22 @@ export async function drainMessageIndex(
       }
       const space = { tenantId: piece.unit.tenantId, spaceId: piece.unit.spaceId };
       await indexMessages(rm, schema, space, piece.docs, tokens);
+      written++;
       if (!piece.complete) {
         partial = true;
-        break;
+        const last = piece.docs.at(-1)!;
+        keep.add(last.content);
+        if (last.next) keep.add(last.next);
+        continue;
       }
       // After the unit's own documents: a replied message may be the last of a block in it.
       await reindexMessages(rm, schema, space, replied, tokens);
-      done++;
+      finished.push(...piece.unit.blocks);
     }
-    // Off the queue: the blocks indexed, and queued blocks without messages (nothing to index),
-    // unless the slice stopped early (they stay for the next one).
-    const finished =
-      done === units.length ? queued : pieces.slice(0, done).flatMap((p) => p.unit.blocks);
+    for (const text of carried.keys()) if (!keep.has(text)) carried.delete(text);
+    // Off the queue: the blocks indexed, and, once every unit is, queued blocks without
+    // messages (nothing to index).
+    if (written === units.length && !partial) finished.splice(0, finished.length, ...queued);
     await sql`
       delete from ${sql.id(schema, 'message_index_queue')} as d
       using (select * from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb)

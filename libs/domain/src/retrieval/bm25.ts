@@ -107,8 +107,7 @@ export type Tokenizer = (text: string) => readonly string[];
  * it each message was tokenized twice, and a speaker's name once per message. Keep one per batch:
  * it holds every text given to it.
  */
-export function memoTokenizer(): MemoTokenizer {
-  const seen = new Map<string, readonly string[]>();
+export function memoTokenizer(seen: Map<string, readonly string[]> = new Map()): MemoTokenizer {
   const tokenizer = (text: string) => {
     let tokens = seen.get(text);
     if (tokens === undefined) {
