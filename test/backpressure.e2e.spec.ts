@@ -50,9 +50,9 @@ describe(`backpressure from projection lag (${describeBackend()})`, () => {
     // Which appends the route noted (whether or not the projector has reported them yet).
     const noted: number[] = [];
     const appended = gate!.appended.bind(gate);
-    gate!.appended = (position) => {
+    gate!.appended = (position, space) => {
       noted.push(position);
-      appended(position);
+      appended(position, space);
     };
     const positions: number[] = [];
     for (let i = 1; i <= 8; i++) {

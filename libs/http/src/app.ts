@@ -37,6 +37,12 @@ declare module 'fastify' {
   }
 }
 
+/** What `/readyz` answers beyond ready or not: why not (e.g. `projection_stalled`). */
+export interface Readiness {
+  ready: boolean;
+  reason?: string;
+}
+
 export type HttpApp = FastifyInstance;
 export type TypedApp = FastifyInstance<
   RawServerDefault,
@@ -57,7 +63,7 @@ export interface HttpAppOptions {
    */
   requestTimeoutMs?: number;
   /** Readiness: resolves true when every dependency answers. */
-  ready?: () => Promise<boolean>;
+  ready?: () => Promise<boolean | Readiness>;
   /** The plugins of the services this process runs (ingest, query), each in its own scope. */
   routes: ((app: TypedApp) => void | Promise<void>)[];
 }
@@ -156,8 +162,9 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    const ok = options.ready ? await options.ready().catch(() => false) : true;
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready' });
+    const answer = options.ready ? await options.ready().catch(() => false) : true;
+    const { ready, ...detail } = typeof answer === 'boolean' ? { ready: answer } : answer;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', ...detail });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

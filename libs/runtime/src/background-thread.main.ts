@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
+import type { ProjectionProgress } from '@stratagate/ingest';
 import type { BackgroundData, BackgroundMessage } from './background-thread.ts';
 import { startNode, type StrataGateNode } from './node.ts';
 import { embeddedTargets } from './stores.ts';
@@ -12,10 +13,26 @@ import { embeddedTargets } from './stores.ts';
  */
 const port = parentPort!;
 const post = (message: BackgroundMessage) => port.postMessage(message);
-const { config, embedded, reportProjected } = workerData as BackgroundData;
-const onProjected = reportProjected
-  ? { onProjected: (position: number) => post({ type: 'projected', position }) }
-  : {};
+const { config, embedded, reportProjected, reportMoved } = workerData as BackgroundData;
+// The projector moves every idle pass too: a message of each kind at most this often is enough
+// for a readiness bound several times longer.
+const movedEveryMs = Math.min(1_000, config.STRATAGATE_READY_STALL_MS / 4);
+const lastMoved = { core: -Infinity, lane: -Infinity };
+const onProjected = {
+  ...(reportProjected
+    ? { onProjected: (progress: ProjectionProgress) => post({ type: 'projected', progress }) }
+    : {}),
+  ...(reportMoved
+    ? {
+        onMoved: (what: keyof typeof lastMoved) => {
+          const now = performance.now();
+          if (now - lastMoved[what] < movedEveryMs) return;
+          lastMoved[what] = now;
+          post({ type: 'moved', what });
+        },
+      }
+    : {}),
+};
 
 async function start(): Promise<{ node: StrataGateNode; close: () => Promise<void> }> {
   if (!embedded) {

@@ -1,5 +1,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
+import type { ProjectionProgress } from '@stratagate/ingest';
 import type { Config, Role } from './config.ts';
+import type { ProjectorClock } from './node.ts';
 import { splitEmbeddedDir } from './stores.ts';
 
 /** Roles that answer requests, and roles that work through the log behind them. */
@@ -42,14 +44,16 @@ export interface BackgroundThread {
 }
 
 /**
- * What the worker posts to the main thread. `projected`: the position through which the read
- * model is complete, after each projector batch and indexing slice, when asked for (ADR 0031).
+ * What the worker posts to the main thread. `projected`: where the read model is complete (the
+ * checkpoint, and the spaces that queued seals hold back), after each projector batch and
+ * indexing slice, when asked for (ADR 0031, ADR 0043).
  */
 export type BackgroundMessage =
   | { type: 'started' }
   | { type: 'failed'; message: string }
   | { type: 'stopped' }
-  | { type: 'projected'; position: number };
+  | { type: 'projected'; progress: ProjectionProgress }
+  | { type: 'moved'; what: keyof ProjectorClock };
 
 /**
  * The ports of the embedded split layout (ADR 0030), both transferred to the worker: `log` is
@@ -67,6 +71,8 @@ export interface BackgroundData {
   embedded?: EmbeddedPorts;
   /** Post `projected` messages: the main thread's ingest holds turns back on them (ADR 0031). */
   reportProjected?: boolean;
+  /** Post `moved` messages: the main thread's readiness watches the projector (ADR 0043). */
+  reportMoved?: boolean;
 }
 
 /**
@@ -80,7 +86,8 @@ export async function startBackgroundThread(
   roles: Role[],
   onExit: (reason: string) => void,
   embedded?: EmbeddedPorts,
-  onProjected?: (position: number) => void,
+  onProjected?: (progress: ProjectionProgress) => void,
+  onMoved?: (what: keyof ProjectorClock) => void,
 ): Promise<BackgroundThread> {
   const workerConfig: Config = {
     ...config,
@@ -91,15 +98,17 @@ export async function startBackgroundThread(
     config: workerConfig,
     ...(embedded ? { embedded } : {}),
     ...(onProjected ? { reportProjected: true } : {}),
+    ...(onMoved ? { reportMoved: true } : {}),
   };
   const worker = new Worker(new URL('./background-thread.worker.mjs', import.meta.url), {
     workerData: data,
     transferList: embedded ? [embedded.log, embedded.readModel] : [],
   });
   let stopping = false;
-  if (onProjected) {
+  if (onProjected || onMoved) {
     worker.on('message', (m: BackgroundMessage) => {
-      if (m.type === 'projected') onProjected(m.position);
+      if (m.type === 'projected') onProjected?.(m.progress);
+      if (m.type === 'moved') onMoved?.(m.what);
     });
   }
   await new Promise<void>((resolve, reject) => {

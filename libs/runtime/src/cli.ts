@@ -25,6 +25,7 @@ import {
   importSpace,
   resumeErasures,
 } from '@stratagate/data';
+import type { ProjectionProgress } from '@stratagate/ingest';
 import { connectPGliteSession, hostPGliteSession, openDatabase } from '@stratagate/store';
 import { coreRulesFromConfig, loadConfig, type Config } from './config.ts';
 import { projectionBackpressure, startNode, type StrataGateNode } from './node.ts';
@@ -156,7 +157,15 @@ withStoreOptions(
     placed?.main.includes('ingest') && placed.background.includes('projector')
       ? projectionBackpressure(config)
       : null;
-  const onProjected = backpressure ? (p: number) => backpressure.applied(p) : undefined;
+  const onProjected = backpressure ? (p: ProjectionProgress) => backpressure.applied(p) : undefined;
+  // Readiness here watches the worker's projector through its reports (ADR 0043).
+  const projectorClock =
+    placed?.background.includes('projector') && config.STRATAGATE_LOG_BACKEND !== 'kafka'
+      ? { core: performance.now(), lane: performance.now() }
+      : null;
+  const onMoved = projectorClock
+    ? (what: keyof typeof projectorClock) => (projectorClock[what] = performance.now())
+    : undefined;
   const onBackgroundExit = (reason: string) => {
     console.error(`${reason}; stopping (nothing would project what is acknowledged)`);
     void (started ? started.stop() : Promise.resolve()).finally(() => process.exit(1));
@@ -182,10 +191,17 @@ withStoreOptions(
         onBackgroundExit,
         { log: log.port2, readModel: readModel.port2 },
         onProjected,
+        onMoved,
       );
       started = await startNode(
         { ...config, STRATAGATE_ROLES: placed.main },
-        { database, logDatabase, closeDatabases: false, backpressure },
+        {
+          database,
+          logDatabase,
+          closeDatabases: false,
+          backpressure,
+          ...(projectorClock ? { projectorClock } : {}),
+        },
       );
     } catch (error) {
       await background?.stop();
@@ -196,7 +212,13 @@ withStoreOptions(
     started = await startNode(
       placed ? { ...config, STRATAGATE_ROLES: placed.main } : config,
       // The background thread's projector keeps the log's statistics (ADR 0029).
-      placed ? { backpressure, logUpkeep: !placed.background.includes('projector') } : {},
+      placed
+        ? {
+            backpressure,
+            logUpkeep: !placed.background.includes('projector'),
+            ...(projectorClock ? { projectorClock } : {}),
+          }
+        : {},
     );
     if (placed) {
       try {
@@ -206,6 +228,7 @@ withStoreOptions(
           onBackgroundExit,
           undefined,
           onProjected,
+          onMoved,
         );
       } catch (error) {
         await started.stop();

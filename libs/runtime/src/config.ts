@@ -208,6 +208,15 @@ export const ConfigSchema = z
       .describe(
         'longest one turn waits for the projection lag to come down before it is appended anyway (ADR 0031)',
       ),
+    STRATAGATE_READY_STALL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(60_000)
+      .describe(
+        'Postgres-table log, projector in this process: /readyz answers 503 once the projector or its raw-search indexing lane has work and has not moved for this long (ADR 0043)',
+      ),
     STRATAGATE_EMBEDDED_BATCH_MS: z.coerce
       .number()
       .min(1)

@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import { spaceKey, type SpaceRef } from '@stratagate/domain';
 import { createConsolidator, type Consolidator } from '@stratagate/consolidator';
 import { ApiKeyStore, buildHttpApp, type HttpApp, type TypedApp } from '@stratagate/http';
-import { ingestPlugin, ProjectionBackpressure } from '@stratagate/ingest';
+import { ingestPlugin, ProjectionBackpressure, type ProjectionProgress } from '@stratagate/ingest';
 import type { MessageLog } from '@stratagate/log';
 import {
   createOfflineProvider,
@@ -21,6 +21,8 @@ import {
   liveTarget,
   readCheckpoint,
   appliedThrough,
+  messageIndexHolds,
+  messageIndexQueued,
   spaceAppliedThrough,
   DEFAULT_GROUP_PREFIX,
   kafkaProjectionGroup,
@@ -82,6 +84,12 @@ export interface StrataGateNode {
   stop(): Promise<void>;
 }
 
+/** When a projector and its indexing lane last moved (`performance.now()` of this thread). */
+export interface ProjectorClock {
+  core: number;
+  lane: number;
+}
+
 export interface NodeOptions {
   logger?: Logger | false;
   model?: ModelPort;
@@ -107,10 +115,21 @@ export interface NodeOptions {
    */
   backpressure?: ProjectionBackpressure | null;
   /**
-   * For the projector when ingest runs elsewhere in this process: called with the position
-   * through which the read model is complete after each batch and indexing slice (ADR 0031).
+   * For the projector when ingest runs elsewhere in this process: called with where the read
+   * model is complete after each batch and indexing slice (ADR 0031, ADR 0043).
    */
-  onProjected?: (position: number) => void;
+  onProjected?: (progress: ProjectionProgress) => void;
+  /**
+   * For the projector when HTTP is served elsewhere in this process: called when the projector
+   * (`core`: a batch committed or found nothing to do) or its indexing lane (`lane`: a slice
+   * committed) moved, for readiness there (ADR 0043).
+   */
+  onMoved?: (what: keyof ProjectorClock) => void;
+  /**
+   * Where HTTP is served and the projector runs elsewhere in this process (the background
+   * thread): when it last moved, as its `onMoved` reports set it. Readiness reads it (ADR 0043).
+   */
+  projectorClock?: ProjectorClock;
   /**
    * Whether a node that runs no projector keeps the log's planner statistics itself, once a second
    * (ADR 0029; default true). False when a projector elsewhere in this process keeps them (the
@@ -236,12 +255,27 @@ export async function startNode(
   const reportProgress =
     roles.has('projector') && !kafka && (onProjected || backpressure)
       ? coalesce(async (schema: string) => {
-          const position = await tableProjected(schema);
-          backpressure?.applied(position);
-          onProjected?.(position);
+          const progress: ProjectionProgress = {
+            checkpoint: await readCheckpoint(database.db, schema, coreProjectionDefinition.name),
+            held: await messageIndexHolds(database.db, schema),
+          };
+          backpressure?.applied(progress);
+          onProjected?.(progress);
         }, onError('projector progress'))
       : null;
 
+  /**
+   * Readiness (ADR 0043): the projector and its indexing lane each have a clock of when they last
+   * moved. The projector moves with every committed batch and every pass that found it caught up,
+   * so a stopped or failing projector stands still; the lane moves with every committed slice,
+   * and stands still with work queued only if its oldest queued seal is older than the bound too.
+   * Where the projector runs in the background thread, its reports set the clock given here.
+   */
+  const moved = options.projectorClock ?? { core: performance.now(), lane: performance.now() };
+  const move = (what: keyof ProjectorClock) => {
+    moved[what] = performance.now();
+    options.onMoved?.(what);
+  };
   const target = liveTarget({ base, definition: coreProjectionDefinition });
   const kafkaProjector =
     roles.has('projector') && kafka
@@ -272,17 +306,33 @@ export async function startNode(
           // waits for it (ADR 0023).
           ...(database.foregroundWaiting ? { yieldWhen: database.foregroundWaiting } : {}),
           ...(reportProgress ? { onProgress: reportProgress.run } : {}),
+          onBatch: () => move('core'),
+          onCaughtUp: () => move('core'),
+          onSlice: () => move('lane'),
         })
       : null;
+  const stallMs = config.STRATAGATE_READY_STALL_MS;
+  const projectionStall = async (): Promise<string | null> => {
+    if (!projector && !options.projectorClock) return null;
+    if (performance.now() - moved.core > stallMs) return 'projection_stalled';
+    if (performance.now() - moved.lane <= stallMs) return null;
+    const { oldestPosition } = await messageIndexQueued(database.db, await readModel.get());
+    if (oldestPosition === null) return null;
+    const [seal] = await log.readAll(oldestPosition - 1, 1);
+    const age = seal ? Date.now() - Date.parse(seal.recordedAt) : 0;
+    return age > stallMs ? 'indexing_stalled' : null;
+  };
   /**
-   * On the Postgres-table log: the global position through which `schema` is complete, the core
-   * checkpoint or the position before the oldest seal still being indexed (ADR 0014).
+   * On the Postgres-table log: the position through which `schema` is complete, the core
+   * checkpoint or the position before the oldest seal still being indexed (ADR 0014); given a
+   * space, for that space's records, held back only by its own seals (ADR 0043).
    */
-  const tableProjected = async (schema: string) =>
+  const tableProjected = async (schema: string, space?: SpaceRef) =>
     appliedThrough(
       database.db,
       schema,
       await readCheckpoint(database.db, schema, coreProjectionDefinition.name),
+      space,
     );
   // One model per process. The offline provider's synchronous work runs on a thread of its own
   // when the consolidator shares this event loop with another role: requests (ingest, query) or
@@ -384,7 +434,7 @@ export async function startNode(
                 );
                 return positionAt(log, space, version);
               }
-            : async (schema) => tableProjected(schema),
+            : async (schema, space) => tableProjected(schema, space),
           logPosition: async (space) => positionAt(log, space, await log.spaceVersion(space)),
           spacePositionAtOrBelow: (space, position) => spacePositionAtOrBelow(log, space, position),
         },
@@ -429,7 +479,11 @@ export async function startNode(
           logger: logger === false ? false : logger.child({ component: 'http' }),
           bodyLimit: config.STRATAGATE_BODY_LIMIT_BYTES,
           requestTimeoutMs: config.STRATAGATE_REQUEST_TIMEOUT_MS,
-          ready: async () => (await log.headPosition()) >= 0,
+          ready: async () => {
+            if (!((await log.headPosition()) >= 0)) return false;
+            const stall = await projectionStall();
+            return stall ? { ready: false, reason: stall } : true;
+          },
           routes,
         })
       : null;

@@ -22,6 +22,24 @@ export interface BackpressureOptions {
   now?: () => number;
 }
 
+/**
+ * Where the projector is: everything through `checkpoint` is applied, except that a space listed
+ * in `held` is complete only up to the position before its oldest seal still queued for raw
+ * search (ADR 0014). Plain data: it is posted between threads.
+ */
+export interface ProjectionProgress {
+  checkpoint: number;
+  held: readonly { tenantId: string; spaceId: string; oldestPosition: number }[];
+}
+
+/** A space as the gate keys it. */
+export interface SpaceKey {
+  tenantId: string;
+  spaceId: string;
+}
+
+const keyOf = (space: SpaceKey) => `${space.tenantId}\u0000${space.spaceId}`;
+
 /** What one `admit` did: how long it waited, and whether it gave up waiting (maxWaitMs). */
 export interface Admission {
   waitedMs: number;
@@ -33,13 +51,14 @@ export class ProjectionBackpressure {
   readonly maxWaitMs: number;
   private readonly now: () => number;
   /**
-   * When each position was first known to be in the log: (position, ms), positions increasing.
-   * Entries the projector has applied are dropped.
+   * Per space with records not yet applied: when each of its positions was first known to be in
+   * the log, positions increasing. A space leaves the map once the projector has applied them.
    */
-  private positions: number[] = [];
-  private times: number[] = [];
+  private pending = new Map<string, { positions: number[]; times: number[] }>();
   private head = 0;
-  private appliedThrough = 0;
+  private checkpoint = 0;
+  /** Oldest seal position still queued for raw search, per space (the last report's). */
+  private held = new Map<string, number>();
   private waiters = new Set<() => void>();
 
   constructor(options: BackpressureOptions) {
@@ -53,49 +72,76 @@ export class ProjectionBackpressure {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** An append was acknowledged at `position` (the last position it wrote). */
-  appended(position: number): void {
-    // Appends finish out of order under concurrency; a position at or below the head is already
-    // covered by an earlier (or equal) time, which only makes the lag seen a little larger.
-    if (position <= this.head) return;
-    this.head = position;
-    if (position <= this.appliedThrough) return;
-    this.positions.push(position);
-    this.times.push(this.now());
+  /** The position through which the space's records are applied. */
+  private appliedFor(key: string): number {
+    const held = this.held.get(key);
+    return held === undefined ? this.checkpoint : Math.min(this.checkpoint, held - 1);
   }
 
-  /** The projector has applied everything through `position`. */
-  applied(position: number): void {
-    if (position <= this.appliedThrough) return;
-    this.appliedThrough = position;
-    let drop = 0;
-    while (drop < this.positions.length && this.positions[drop]! <= position) drop++;
-    if (drop > 0) {
-      this.positions = this.positions.slice(drop);
-      this.times = this.times.slice(drop);
+  /** An append to `space` was acknowledged at `position` (the last position it wrote). */
+  appended(position: number, space: SpaceKey = { tenantId: '', spaceId: '' }): void {
+    this.head = Math.max(this.head, position);
+    const key = keyOf(space);
+    if (position <= this.appliedFor(key)) return;
+    let entry = this.pending.get(key);
+    if (!entry) this.pending.set(key, (entry = { positions: [], times: [] }));
+    // Appends finish out of order under concurrency; a position at or below the space's last
+    // one is already covered by an earlier (or equal) time, which only makes the lag seen a
+    // little larger.
+    if (position <= (entry.positions.at(-1) ?? 0)) return;
+    entry.positions.push(position);
+    entry.times.push(this.now());
+  }
+
+  /**
+   * The projector's progress: a position (everything through it, in every space) or the
+   * checkpoint with the spaces that seals queued for raw search hold back.
+   */
+  applied(progress: number | ProjectionProgress): void {
+    const { checkpoint, held } =
+      typeof progress === 'number' ? { checkpoint: progress, held: [] } : progress;
+    // Reports come one at a time, in order; a checkpoint never goes back.
+    this.checkpoint = Math.max(this.checkpoint, checkpoint);
+    this.held = new Map(held.map((h) => [keyOf(h), h.oldestPosition]));
+    for (const [key, entry] of this.pending) {
+      const through = this.appliedFor(key);
+      let drop = 0;
+      while (drop < entry.positions.length && entry.positions[drop]! <= through) drop++;
+      if (drop === entry.positions.length) this.pending.delete(key);
+      else if (drop > 0) {
+        entry.positions = entry.positions.slice(drop);
+        entry.times = entry.times.slice(drop);
+      }
     }
     for (const wake of [...this.waiters]) wake();
   }
 
-  /** The age in ms of the oldest appended record not yet applied (0 when none is). */
-  lagMs(): number {
-    // positions[0] is the first sample past the applied position: the oldest record not applied
+  /**
+   * The age in ms of the space's oldest appended record not yet applied (0 when none is);
+   * without a space, of the oldest in any space.
+   */
+  lagMs(space?: SpaceKey): number {
+    // times[0] is the first sample past the applied position: the oldest record not applied
     // was appended no later than then.
-    const since = this.times[0];
+    let since: number | undefined;
+    if (space) since = this.pending.get(keyOf(space))?.times[0];
+    else for (const e of this.pending.values()) since = Math.min(since ?? Infinity, e.times[0]!);
     return since === undefined ? 0 : Math.max(0, this.now() - since);
   }
 
-  /** Positions appended and not yet applied, as far as this gate knows. */
+  /** Positions appended past the checkpoint, as far as this gate knows. */
   backlog(): number {
-    return Math.max(0, this.head - this.appliedThrough);
+    let oldest = this.checkpoint;
+    for (const held of this.held.values()) oldest = Math.min(oldest, held - 1);
+    return Math.max(0, this.head - oldest);
   }
 
   /**
-   * Resolves once a turn may be appended: at once while the lag is within the bound; otherwise
-   * when a report brings it back within the bound, or after `maxWaitMs`.
+   * Resolves once a turn to `space` may be appended: at once while the space's lag is within the
+   * bound; otherwise when a report brings it back within the bound, or after `maxWaitMs`.
    */
-  async admit(): Promise<Admission> {
-    if (this.lagMs() <= this.maxLagMs) return { waitedMs: 0, timedOut: false };
+  async admit(space: SpaceKey = { tenantId: '', spaceId: '' }): Promise<Admission> {
+    if (this.lagMs(space) <= this.maxLagMs) return { waitedMs: 0, timedOut: false };
     const started = this.now();
     return new Promise<Admission>((resolve) => {
       const finish = (timedOut: boolean) => {
@@ -104,7 +150,7 @@ export class ProjectionBackpressure {
         resolve({ waitedMs: this.now() - started, timedOut });
       };
       const check = () => {
-        if (this.lagMs() <= this.maxLagMs) finish(false);
+        if (this.lagMs(space) <= this.maxLagMs) finish(false);
       };
       const timer = setTimeout(() => finish(true), this.maxWaitMs);
       this.waiters.add(check);

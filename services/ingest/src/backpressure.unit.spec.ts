@@ -96,6 +96,47 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
     expect(await admission).toEqual({ waitedMs: 5_000, timedOut: true });
   });
 
+  it('is per space (ADR 0043): a seal queued for raw search holds back its own space only', async () => {
+    const g = gate(1_000);
+    const noisy = { tenantId: 'n', spaceId: 'big' };
+    const quiet = { tenantId: 'q', spaceId: 'small' };
+    g.appended(10, noisy); // a huge turn and its seal
+    clock = 100;
+    g.appended(11, quiet);
+    clock = 200;
+    g.appended(12, quiet);
+    // The checkpoint is past every record; the noisy space's seal (10) is still being indexed.
+    g.applied({ checkpoint: 12, held: [{ ...noisy, oldestPosition: 10 }] });
+    clock = 5_000;
+    expect(g.lagMs(quiet)).toBe(0);
+    expect(g.lagMs(noisy)).toBe(5_000);
+    expect(g.lagMs()).toBe(5_000);
+    expect(g.backlog()).toBe(3);
+    expect(await g.admit(quiet)).toEqual({ waitedMs: 0, timedOut: false });
+    const waiting = g.admit(noisy);
+    expect(await settled(waiting)).toBe(false);
+    // Indexed: nothing holds the noisy space back any more.
+    g.applied({ checkpoint: 12, held: [] });
+    expect((await waiting).timedOut).toBe(false);
+    expect(g.lagMs()).toBe(0);
+  });
+
+  it('counts the checkpoint for every space: records past it hold back their spaces', () => {
+    const g = gate(1_000);
+    const a = { tenantId: 't', spaceId: 'a' };
+    const b = { tenantId: 't', spaceId: 'b' };
+    g.appended(1, a);
+    clock = 300;
+    g.appended(2, b);
+    clock = 2_000;
+    g.applied({ checkpoint: 1, held: [] });
+    expect(g.lagMs(a)).toBe(0);
+    expect(g.lagMs(b)).toBe(1_700);
+    // A space held by a seal at or before the checkpoint is complete up to the seal.
+    g.applied({ checkpoint: 2, held: [{ ...b, oldestPosition: 2 }] });
+    expect(g.lagMs(b)).toBe(1_700);
+  });
+
   it('rejects bounds that would stop every append or none', () => {
     expect(() => gate(0)).toThrow(/maxLagMs/);
     expect(() => gate(1_000, -1)).toThrow(/maxWaitMs/);

@@ -34,7 +34,7 @@ export async function recordTurn(
     toolCalls: (m.toolCalls ?? []).map((t) => ({ ...t })),
   }));
   if (ctx.backpressure) {
-    const admission = await ctx.backpressure.admit();
+    const admission = await ctx.backpressure.admit(space);
     if (admission.waitedMs > 0) {
       recordBackpressureWait(
         admission.waitedMs / 1000,
@@ -68,7 +68,7 @@ export async function recordTurn(
     return { answer: replay, replayed: true };
   }
   const last = outcome.records.at(-1);
-  if (last) ctx.backpressure?.appended(last.position);
+  if (last) ctx.backpressure?.appended(last.position, space);
   return { answer: answerOf(outcome.records), replayed: false };
 }
 

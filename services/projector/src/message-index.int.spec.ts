@@ -124,6 +124,27 @@ describe(`raw-search indexing lane, ADR 0014 (${describeBackend()})`, () => {
     expect(third.rows[0]!.terms).toEqual(expect.arrayContaining(['word:3', 'word:5']));
   });
 
+  it('a block with more text than a slice takes is indexed over several slices, each going on after the last (ADR 0043)', async () => {
+    await projectWithoutLane('rm_pieces');
+    const firstSeal = records.find((r) => r.type === 'BlockSealed')!.meta.position;
+    // 30 characters: about one message of this log per slice.
+    const drain = () => drainMessageIndex(database.db, 'rm_pieces', 32, undefined, undefined, 30);
+    expect(await drain()).toBe(1);
+    // Part of the first block is indexed; the block stays queued and holds the space back.
+    expect(await messageDocs('rm_pieces')).toBeGreaterThan(0);
+    expect(await messageDocs('rm_pieces')).toBeLessThan(4);
+    expect(await queued('rm_pieces')).toBe(4);
+    expect(await appliedThrough(database.db, 'rm_pieces', head, space)).toBe(firstSeal - 1);
+    let slices = 1;
+    while ((await drain()) > 0) slices++;
+    // Sixteen messages, one or two a slice; never one slice for the whole queue.
+    expect(slices).toBeGreaterThanOrEqual(8);
+    expect(await queued('rm_pieces')).toBe(0);
+    expect(await dumpReadModel(database.db, 'rm_pieces')).toEqual(
+      await dumpReadModel(database.db, 'rm_queued'),
+    );
+  });
+
   it('projections status counts the queued blocks in the lag', async () => {
     await migrateProjectionControl(database.db);
     await ensureProjectionVersion(
@@ -402,6 +423,11 @@ describe(`raw-search indexing lane over several spaces (${describeBackend()})`, 
     expect(await left()).toEqual(['b1', 'b2']);
     // The read model counts as applied up to the oldest seal still queued.
     expect(await appliedThrough(database.db, schema, head)).toBe(seals[1]!.meta.position - 1);
+    // Per space (ADR 0043): space a is complete; b is held back by its own oldest seal only.
+    const a = { tenantId: 't', spaceId: 'a' };
+    const b = { tenantId: 't', spaceId: 'b' };
+    expect(await appliedThrough(database.db, schema, head, a)).toBe(head);
+    expect(await appliedThrough(database.db, schema, head, b)).toBe(seals[1]!.meta.position - 1);
     const indexed = await sql<{ block_id: string; n: number }>`
       select block_id, count(*)::int as n from ${sql.id(schema, 'search_docs')}
       where doc_kind = 'message' group by block_id order by block_id`.execute(database.db);
@@ -413,5 +439,34 @@ describe(`raw-search indexing lane over several spaces (${describeBackend()})`, 
     expect(await drainMessageIndex(database.db, schema, 2)).toBe(2);
     expect(await left()).toEqual([]);
     expect(await appliedThrough(database.db, schema, head)).toBe(head);
+  });
+
+  it('a space cut short by the text budget does not hold back the other spaces in its slice (ADR 0043)', async () => {
+    const { head, records } = await recordsUpToHead(log);
+    const schema = 'rm_spaces_pieces';
+    await coreProjection.migrate(database.db, schema);
+    await database.db.transaction().execute(async (trx) => {
+      await coreProjection.handle(trx, schema, records);
+      expect(await storeCheckpoint(trx, schema, coreProjection.name, 0, head)).toBe('ok');
+    });
+    const docsOf = async () =>
+      (
+        await sql<{ space_id: string; n: number }>`
+          select space_id, count(*)::int as n from ${sql.id(schema, 'search_docs')}
+          where doc_kind = 'message' group by space_id order by space_id`.execute(database.db)
+      ).rows;
+    // A budget of one message a space: each slice indexes a message of a and one of b.
+    expect(await drainMessageIndex(database.db, schema, 32, undefined, undefined, 10)).toBe(1);
+    expect(await docsOf()).toEqual([
+      { space_id: 'a', n: 1 },
+      { space_id: 'b', n: 1 },
+    ]);
+    while ((await drainMessageIndex(database.db, schema, 32, undefined, undefined, 10)) > 0);
+    const once = await dumpReadModel(database.db, 'rm_spaces');
+    const pieces = await dumpReadModel(database.db, schema);
+    expect(pieces.search_docs).toEqual(once.search_docs);
+    expect(pieces.search_terms).toEqual(once.search_terms);
+    expect(pieces.search_stats).toEqual(once.search_stats);
+    expect(pieces.message_index_queue).toEqual([]);
   });
 });

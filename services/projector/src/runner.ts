@@ -43,6 +43,10 @@ export interface ProjectorSettings {
    * complete may have moved (the checkpoint, or the oldest seal still queued for raw search).
    */
   onProgress?: (schema: string) => void;
+  /** After each committed indexing-lane slice (readiness: the lane moves). */
+  onSlice?: (schema: string) => void;
+  /** After each pass that found nothing past the checkpoint (readiness: the projector moves). */
+  onCaughtUp?: () => void;
 }
 
 /** One schema (`schema` + `projection`), or a target that may move (the live version). */
@@ -107,7 +111,14 @@ export function createProjector(options: ProjectorOptions): Projector {
     afterDrain: async (schema) => {
       if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
     },
-    ...(options.onProgress ? { onSlice: options.onProgress } : {}),
+    ...(options.onProgress || options.onSlice
+      ? {
+          onSlice: (schema: string) => {
+            options.onSlice?.(schema);
+            options.onProgress?.(schema);
+          },
+        }
+      : {}),
   });
 
   async function resolve(): Promise<ResolvedTarget> {
@@ -132,6 +143,7 @@ export function createProjector(options: ProjectorOptions): Projector {
       // Nothing visible past the checkpoint: caught up.
       recordConsumerLag(name, undefined, 0);
       behind = 0;
+      options.onCaughtUp?.();
       return { full: false };
     }
     const records: DecodedRecord[] = [];

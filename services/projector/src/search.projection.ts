@@ -4,6 +4,7 @@ import {
   memoTokenizer,
   timeFieldText,
   type MemoryEventCard,
+  type Tokenizer,
   type WeightedField,
 } from '@stratagate/domain';
 import {
@@ -72,7 +73,7 @@ export function rawMessageSearchFields(
   ];
 }
 
-const messageDoc = (m: IndexedMessage, tokens = memoTokenizer()) => ({
+const messageDoc = (m: IndexedMessage, tokens: Tokenizer = memoTokenizer()) => ({
   docId: m.messageId,
   threadId: m.threadId,
   blockId: m.blockId,
@@ -87,9 +88,9 @@ export async function indexMessages(
   schema: string,
   space: SearchSpace,
   messages: readonly IndexedMessage[],
-): Promise<number> {
   // Each message is also its neighbours' context: tokenized once.
-  const tokens = memoTokenizer();
+  tokens: Tokenizer = memoTokenizer(),
+): Promise<number> {
   return writeSearchDocs(
     rm,
     schema,
@@ -110,9 +111,9 @@ export async function reindexMessages(
   schema: string,
   space: SearchSpace,
   messages: readonly IndexedMessage[],
+  tokens: Tokenizer = memoTokenizer(),
 ): Promise<void> {
   if (messages.length === 0) return;
-  const tokens = memoTokenizer();
   await replaceSearchDocs(rm, schema, space, 'message', {
     docIds: messages.map((m) => m.messageId),
     docs: messages.map((m) => messageDoc(m, tokens)),

@@ -1,6 +1,6 @@
 import { QUERY_STOP_WORDS } from './stop-words.ts';
 import { queryTimeTerms, timeFieldTerms } from './time-terms.ts';
-import { indexTokens, stemTerm, tokenize } from './tokenize.ts';
+import { indexTokens, indexTokensAsync, stemTerm, tokenize } from './tokenize.ts';
 
 /**
  * BM25 (MM-RET-2), the one formula shared by the in-memory ranker and any postings index:
@@ -107,9 +107,8 @@ export type Tokenizer = (text: string) => readonly string[];
  * it each message was tokenized twice, and a speaker's name once per message. Keep one per batch:
  * it holds every text given to it.
  */
-export function memoTokenizer(): Tokenizer {
-  const seen = new Map<string, readonly string[]>();
-  return (text) => {
+export function memoTokenizer(seen: Map<string, readonly string[]> = new Map()): MemoTokenizer {
+  const tokenizer = (text: string) => {
     let tokens = seen.get(text);
     if (tokens === undefined) {
       tokens = indexTokens(text);
@@ -117,6 +116,18 @@ export function memoTokenizer(): Tokenizer {
     }
     return tokens;
   };
+  tokenizer.prepare = async (text: string, pause: () => Promise<void>) => {
+    if (!seen.has(text)) seen.set(text, await indexTokensAsync(text, pause));
+  };
+  return tokenizer;
+}
+
+/**
+ * A memo tokenizer whose texts can be tokenized ahead, pausing between pieces (`prepare`): the
+ * documents are then built from the memo without holding the event loop (ADR 0043).
+ */
+export interface MemoTokenizer extends Tokenizer {
+  prepare(text: string, pause: () => Promise<void>): Promise<void>;
 }
 
 /** Weighted term frequencies and length of one document (MM-RET-1 field repetition). */

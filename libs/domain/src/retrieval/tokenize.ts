@@ -45,14 +45,74 @@ export function withoutClitic(word: string): string {
   return base.endsWith("'") ? base.slice(0, -1) : base;
 }
 
+/**
+ * Characters per piece the segmenter is given. Iterating its segments of one long string takes
+ * time quadratic in the string's length (a 190,000-character message took about half a minute),
+ * so a long text is segmented in pieces, each cut just before a space.
+ */
+export const SEGMENT_PIECE_CHARS = 1_024;
+
+/**
+ * The word-like segments of a normalised text, as one pass of the segmenter over the whole text
+ * gives them. Pieces end just before a space: a word boundary always falls there (no word rule of
+ * UAX #29 joins anything to a following space), and a mark that extends the space stays with it
+ * in the next piece. A run without a space is one piece, however long.
+ */
+export function* wordSegments(normal: string, pieceChars = SEGMENT_PIECE_CHARS): Generator<string> {
+  for (let start = 0; start < normal.length;) {
+    let end = normal.length;
+    if (end - start > pieceChars) {
+      const cut = normal.lastIndexOf(' ', start + pieceChars);
+      end = cut > start ? cut : normal.indexOf(' ', start + pieceChars);
+      if (end < 0) end = normal.length;
+    }
+    for (const s of segmenter.segment(normal.slice(start, end))) {
+      if (s.isWordLike) yield s.segment;
+    }
+    start = end;
+  }
+}
+
 export function tokenize(text: string): string[] {
+  const steps = tokenizeSteps(text);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `tokenize`, pausing (`await pause()`) after about every `everyChars` characters: a long text
+ * then never holds the event loop for long (ADR 0043). The tokens are `tokenize`'s.
+ */
+export async function tokenizeAsync(
+  text: string,
+  pause: () => Promise<void>,
+  everyChars = 16 * SEGMENT_PIECE_CHARS,
+): Promise<string[]> {
+  const steps = tokenizeSteps(text, everyChars);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** `tokenize` as steps: yields after about every `everyChars` characters, returns the tokens. */
+function* tokenizeSteps(text: string, everyChars = Infinity): Generator<void, string[]> {
   const normal = normaliseText(text).replace(APOSTROPHES, "'");
   const tokens: string[] = [];
-  for (const s of segmenter.segment(normal)) {
+  let since = 0;
+  for (const segment of wordSegments(normal)) {
     // Han runs are covered by bigrams below; the segmenter's dictionary words would double them.
-    if (s.isWordLike && !HAN_ONLY.test(s.segment)) {
-      const word = withoutClitic(s.segment);
+    if (!HAN_ONLY.test(segment)) {
+      const word = withoutClitic(segment);
       if (word.length > 0) tokens.push(`word:${word}`);
+    }
+    since += segment.length;
+    if (since >= everyChars) {
+      since = 0;
+      yield;
     }
   }
   for (const match of normal.matchAll(HAN_RUN)) {
@@ -78,10 +138,25 @@ export function stemTerm(token: string): string | null {
  * matches still rank first.
  */
 export function indexTokens(text: string): string[] {
+  return withStems(tokenize(text));
+}
+
+/** `indexTokens`, pausing as `tokenizeAsync` does. */
+export async function indexTokensAsync(
+  text: string,
+  pause: () => Promise<void>,
+): Promise<string[]> {
+  return withStems(await tokenizeAsync(text, pause));
+}
+
+function withStems(words: readonly string[]): string[] {
   const tokens: string[] = [];
-  for (const token of tokenize(text)) {
+  // A long text repeats its words; the stemmer is the costlier part of a repeated one.
+  const stems = new Map<string, string | null>();
+  for (const token of words) {
     tokens.push(token);
-    const stemmed = stemTerm(token);
+    let stemmed = stems.get(token);
+    if (stemmed === undefined) stems.set(token, (stemmed = stemTerm(token)));
     if (stemmed !== null) tokens.push(stemmed);
   }
   return tokens;

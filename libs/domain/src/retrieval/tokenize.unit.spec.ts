@@ -1,12 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bm25Rank } from './bm25.ts';
 import {
   containment,
   indexTokens,
+  indexTokensAsync,
   MAX_STEMMED_LENGTH,
+  normaliseText,
   stemTerm,
   tokenize,
+  tokenizeAsync,
   withoutClitic,
+  wordSegments,
 } from './tokenize.ts';
 
 describe('tokenize (MM-RET-1)', () => {
@@ -96,5 +101,59 @@ describe('containment (MM-REM-3)', () => {
     [['a', 'b'], ['a', 'b', 'c', 'd'], 1],
   ])('%j vs %j → %d', (a, b, expected) => {
     expect(containment(a, b)).toBeCloseTo(expected, 6);
+  });
+});
+
+describe('tokenizing a long text in pieces (ADR 0043)', () => {
+  const whole = (normal: string) =>
+    [...new Intl.Segmenter('und', { granularity: 'word' }).segment(normal)]
+      .filter((s) => s.isWordLike)
+      .map((s) => s.segment);
+  // Words, numbers, clitics, punctuation, Han, combining marks and emoji, in runs with and
+  // without spaces: pieces cut before a space give what one pass over the whole text gives.
+  const parts = fc.constantFrom(
+    'word',
+    "it's",
+    '3.14',
+    'a.b',
+    'x_y',
+    '東京タワー',
+    'e\u0301',
+    ' ',
+    '  ',
+    '\u0301',
+    ', ',
+    '-',
+    '👍🏽',
+    'Über',
+    'можно',
+    'ไทยภาษา',
+    '\n',
+    "can't",
+    '2026-12-05',
+  );
+  const texts = fc.array(parts, { maxLength: 60 }).map((p) => normaliseText(p.join('')));
+
+  it('gives the segments of one pass over the whole text, for any piece size', () => {
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 1, max: 40 }), (normal, piece) => {
+        expect([...wordSegments(normal, piece)]).toEqual(whole(normal));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('tokenizeAsync and indexTokensAsync give the synchronous tokens, pausing on a long text', async () => {
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+    };
+    const text = Array.from(
+      { length: 4_000 },
+      (_, i) => `Line ${i}: Priya's café 東京 paints.`,
+    ).join('\n');
+    expect(await tokenizeAsync(text, pause)).toEqual(tokenize(text));
+    expect(pauses).toBeGreaterThan(1);
+    expect(await indexTokensAsync(text, pause)).toEqual(indexTokens(text));
   });
 });
