@@ -58,10 +58,18 @@ export type ProjectorOptions = ProjectorSettings &
  */
 export const YIELD_BACKLOG = 500;
 
+/**
+ * How long `catchUp` waits for records appended before the call that another open transaction
+ * still hides. Bounded, so a record this release cannot apply never hangs a caller: it then
+ * returns what it reached, as before.
+ */
+const CATCH_UP_HORIZON_WAIT_MS = 30_000;
+
 export interface Projector {
   /**
-   * Applies batches until the log has nothing newer and the projection's deferred work is done;
-   * returns the checkpoint reached.
+   * Applies batches until it reaches the log's head as of the call and the projection's deferred
+   * work is done; returns the checkpoint reached. Records another open transaction still hides
+   * are waited for (up to 30 s).
    */
   catchUp(): Promise<number>;
   start(): void;
@@ -219,7 +227,23 @@ export function createProjector(options: ProjectorOptions): Projector {
   }
 
   async function catchUp(): Promise<number> {
-    const t = await advance();
+    // The log's head as of this call: on a Postgres server, records committed after a
+    // transaction that is still open (in any database of the server) stay out of sight until it
+    // ends, so "nothing more visible" is not yet "caught up" with what was appended before.
+    const head = await log.headPosition();
+    let t = await advance();
+    const waitUntil = performance.now() + CATCH_UP_HORIZON_WAIT_MS;
+    let reached = checkpoint ?? (await readCheckpoint(db, t.schema, t.projection.name));
+    while (reached < head && performance.now() < waitUntil) {
+      if (process.env.DEBUG_CATCHUP) {
+        const { sql } = await import('kysely');
+        const r = await sql`select pid, datname, state, backend_xid::text, left(query, 200) as q, now() - xact_start as age from pg_stat_activity where backend_xid is not null`.execute(db);
+        console.error('catchUp wait', t.schema, reached, head, JSON.stringify(r.rows));
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      t = await advance();
+      reached = checkpoint ?? (await readCheckpoint(db, t.schema, t.projection.name));
+    }
     await lane.settle(t.schema);
     return checkpoint ?? readCheckpoint(db, t.schema, t.projection.name);
   }
