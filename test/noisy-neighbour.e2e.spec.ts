@@ -46,9 +46,9 @@ describe(`a noisy and a quiet tenant (${describeBackend()})`, () => {
     const gate = node.backpressure!;
     const admissions: { space: string; admission: Admission }[] = [];
     const admit = gate.admit.bind(gate);
-    gate.admit = async (space?: SpaceKey) => {
+    gate.admit = async (space: SpaceKey) => {
       const admission = await admit(space);
-      admissions.push({ space: space?.spaceId ?? '', admission });
+      admissions.push({ space: space.spaceId, admission });
       return admission;
     };
     const noisyKey = (await node.apiKeys.create('noisy', 'test')).key;

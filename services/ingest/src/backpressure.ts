@@ -79,7 +79,7 @@ export class ProjectionBackpressure {
   }
 
   /** An append to `space` was acknowledged at `position` (the last position it wrote). */
-  appended(position: number, space: SpaceKey = { tenantId: '', spaceId: '' }): void {
+  appended(position: number, space: SpaceKey): void {
     this.head = Math.max(this.head, position);
     const key = keyOf(space);
     if (position <= this.appliedFor(key)) return;
@@ -140,7 +140,7 @@ export class ProjectionBackpressure {
    * Resolves once a turn to `space` may be appended: at once while the space's lag is within the
    * bound; otherwise when a report brings it back within the bound, or after `maxWaitMs`.
    */
-  async admit(space: SpaceKey = { tenantId: '', spaceId: '' }): Promise<Admission> {
+  async admit(space: SpaceKey): Promise<Admission> {
     if (this.lagMs(space) <= this.maxLagMs) return { waitedMs: 0, timedOut: false };
     const started = this.now();
     return new Promise<Admission>((resolve) => {

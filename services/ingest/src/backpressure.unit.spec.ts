@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProjectionBackpressure } from './backpressure.ts';
 
 describe('ProjectionBackpressure (ADR 0031)', () => {
+  /** The space of the tests about one space's lag. */
+  const one = { tenantId: 't', spaceId: 'one' };
   let clock = 0;
   const gate = (maxLagMs = 1_000, maxWaitMs = 5_000) =>
     new ProjectionBackpressure({ maxLagMs, maxWaitMs, now: () => clock });
@@ -27,9 +29,9 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
   it('measures the age of the oldest record not applied, from when its append was acknowledged', () => {
     const g = gate();
     expect(g.lagMs()).toBe(0);
-    g.appended(3);
+    g.appended(3, one);
     clock = 400;
-    g.appended(5);
+    g.appended(5, one);
     clock = 900;
     expect(g.lagMs()).toBe(900);
     expect(g.backlog()).toBe(5);
@@ -43,9 +45,9 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
 
   it('ignores an append acknowledged after a later one (it is covered by the earlier time)', () => {
     const g = gate();
-    g.appended(10);
+    g.appended(10, one);
     clock = 300;
-    g.appended(8);
+    g.appended(8, one);
     g.applied(9);
     expect(g.lagMs()).toBe(300);
     expect(g.backlog()).toBe(1);
@@ -53,18 +55,18 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
 
   it('admits at once while the lag is within the bound', async () => {
     const g = gate(1_000);
-    g.appended(1);
+    g.appended(1, one);
     clock = 1_000;
-    expect(await g.admit()).toEqual({ waitedMs: 0, timedOut: false });
+    expect(await g.admit(one)).toEqual({ waitedMs: 0, timedOut: false });
   });
 
   it('holds an append while the lag is over the bound until a report brings it back', async () => {
     const g = gate(1_000);
-    g.appended(1);
+    g.appended(1, one);
     clock = 800;
-    g.appended(2);
+    g.appended(2, one);
     await advance(700); // lag 1,500 ms
-    const admission = g.admit();
+    const admission = g.admit(one);
     expect(await settled(admission)).toBe(false);
     await advance(100);
     // Position 1 applied: the oldest left (2) is 800 ms old, within the bound.
@@ -74,11 +76,11 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
 
   it('keeps waiting through a report that leaves the lag over the bound', async () => {
     const g = gate(1_000);
-    g.appended(1);
+    g.appended(1, one);
     clock = 100;
-    g.appended(2);
+    g.appended(2, one);
     clock = 2_000;
-    const admission = g.admit();
+    const admission = g.admit(one);
     g.applied(1); // the oldest left was appended at 100: 1,900 ms
     expect(await settled(admission)).toBe(false);
     g.applied(2);
@@ -87,9 +89,9 @@ describe('ProjectionBackpressure (ADR 0031)', () => {
 
   it('gives up waiting after maxWaitMs, so a stopped projector slows appends and never stops them', async () => {
     const g = gate(1_000, 5_000);
-    g.appended(1);
+    g.appended(1, one);
     clock = 2_000;
-    const admission = g.admit();
+    const admission = g.admit(one);
     await advance(4_999);
     expect(await settled(admission)).toBe(false);
     await advance(1);
