@@ -11,7 +11,7 @@
  * phase, the quiet acknowledgement and read p50/p99 in ms, the 503s, and the ratio to idle;
  * and how long the noisy turns took to be projected.
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startTestNode, type TestNode } from '../test/harness.ts';
 import { pastedText } from './pasted-text.ts';
@@ -136,6 +136,12 @@ const report = (name: string, p: Phase, idle?: Phase) => {
   };
 };
 
+/** How long the main thread was blocked (event-loop delay, ms): what every request waits behind. */
+const loopDelay = (h: IntervalHistogram) => ({
+  loopDelayP99: round(h.percentile(99) / 1e6),
+  loopDelayMax: round(h.max / 1e6),
+});
+
 const t = await startTestNode('noisy_neighbour');
 const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 // Each figure is printed once known: a run stopped by a timeout still reports its phases.
@@ -144,12 +150,18 @@ try {
   const noisyKey = (await t.node.apiKeys.create('noisy', 'bench')).key;
   // Warm-up: the first requests compile statements and plans.
   await quietLoop(t, 'quiet-warm', 3);
+  let loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const idle = await quietLoop(t, 'quiet-idle');
-  print(report('idle', idle));
+  loop.disable();
+  print({ ...report('idle', idle), ...loopDelay(loop) });
+  loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const t0 = performance.now();
   const noisy = noisyLoad(t, noisyKey);
   const busy = await quietLoop(t, 'quiet-busy');
-  print({ ...report('busy', busy, idle), chars: content.length, noisyTurns });
+  loop.disable();
+  print({ ...report('busy', busy, idle), ...loopDelay(loop), chars: content.length, noisyTurns });
   const { ackMs } = await noisy;
   print({ noisyAckS: ackMs.map((ms) => round(ms / 1000, 2)) });
   print({ noisyProjectedS: round((await projected(t, noisyKey, t0)) / 1000, 1) });
