@@ -70,6 +70,7 @@ export function createTableSource(options: TableSourceOptions): MessageSource {
     },
 
     async wait(idleMs, signal) {
+      if (signal?.aborted) return;
       const wake = new AbortController();
       const unsubscribe = log.onAppended(() => wake.abort());
       const stop = () => wake.abort();

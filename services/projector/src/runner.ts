@@ -81,6 +81,8 @@ export type RunnerOptions = Omit<ProjectorSettings, 'log'> & {
    * different partitions commit independently (`capabilities.concurrentBatches`).
    */
   concurrency?: number;
+  /** Ends `catchUp` at the next batch boundary or idle wait (returning the checkpoint reached). */
+  signal?: AbortSignal;
 };
 
 /**
@@ -340,13 +342,16 @@ export function createRunner(options: RunnerOptions): Runner {
   }
 
   async function catchUp(): Promise<number> {
+    const { signal } = options;
     for (;;) {
-      const { t, src } = await advance();
+      // As many loops as the live runner: batches of other partitions side by side.
+      const { t, src } = (await Promise.all(Array.from({ length: loops }, () => advance())))[0]!;
+      if (signal?.aborted) return (await src.checkpoint()).position;
       if (await src.caughtUp()) {
         await lane.settle(t.schema);
         return (checkpoint ?? (await src.checkpoint())).position;
       }
-      await src.wait(idleMs);
+      await src.wait(idleMs, signal);
     }
   }
 

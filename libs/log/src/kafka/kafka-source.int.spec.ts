@@ -1,0 +1,60 @@
+import { type Database } from '@stratagate/store';
+import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import type { Kafka } from 'kafkajs';
+import { sql } from 'kysely';
+import { afterAll } from 'vitest';
+import { sleep } from '../contract/fixtures.ts';
+import { testMessageSource } from '../message-source.contract.ts';
+import { createKafkaCheckpointStore } from './kafka-checkpoints.ts';
+import { createKafkaLog } from './kafka-log.ts';
+import { createKafkaSource } from './kafka-source.ts';
+import { describeWithKafka, freshTopic, testKafka } from './kafka.test-support.ts';
+
+let database: Promise<Database> | undefined;
+const shared = () => (database ??= openTestDatabase('kafka_source'));
+let kafka: Kafka | undefined;
+const client = () => (kafka ??= testKafka('kafka-source-spec'));
+let counter = 0;
+
+afterAll(async () => {
+  const db = await database;
+  if (!db) return;
+  await db.db.destroy();
+  await sleep(250);
+  await db.close();
+});
+
+describeWithKafka('kafka source', () => {
+  testMessageSource(`kafka (kafkajs) group member on ${describeBackend()}`, async () => {
+    const db = await shared();
+    counter += 1;
+    const schema = `kafka_source_case_${counter}`;
+    const topic = freshTopic('source');
+    const log = await createKafkaLog({ kafka: client(), database: db, topic, schema });
+    const checkpoints = await createKafkaCheckpointStore(db.db, { schema: `${schema}_cp` });
+    return {
+      log,
+      db: db.db,
+      async source(consumer) {
+        const source = await createKafkaSource({
+          kafka: client(),
+          db: db.db,
+          topic,
+          groupId: `${topic}-${consumer}`,
+          checkpoints,
+          sessionTimeout: 3_000,
+          heartbeatInterval: 500,
+          rebalanceTimeout: 10_000,
+          maxWaitTimeInMs: 100,
+        });
+        await source.join();
+        return source;
+      },
+      async teardown() {
+        for (const s of [schema, `${schema}_cp`]) {
+          await sql`drop schema if exists ${sql.id(s)} cascade`.execute(db.db);
+        }
+      },
+    };
+  });
+});
