@@ -319,10 +319,13 @@ export function createRunner(options: RunnerOptions): Runner {
         const more = await step(current.t, current.src);
         if (more === null) {
           // Nothing readable past the checkpoint: caught up, as far as this source can tell now.
-          if (options.onCaughtUp && (await current.src.caughtUp())) {
+          // A source in one total order knows from the empty read itself; another (Kafka) asks
+          // its brokers, so only for a caller that listens (its lag is reported per batch).
+          const ask = options.onCaughtUp || current.src.capabilities.globalOrder;
+          if (ask && (await current.src.caughtUp())) {
             recordConsumerLag(current.t.projection.name, undefined, 0);
             behind = 0;
-            options.onCaughtUp();
+            options.onCaughtUp?.();
           }
           break;
         }
