@@ -1,23 +1,12 @@
-import { type Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import { sql } from 'kysely';
-import { afterAll } from 'vitest';
-import { sleep } from './contract/fixtures.ts';
+import { sharedTestDatabase } from './contract/fixtures.ts';
 import { testMessageSource } from './message-source.contract.ts';
 import { createPostgresLog } from './postgres-log.ts';
 import { createTableSource, type PositionCheckpoints } from './table-source.ts';
 
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('table_source'));
+const shared = sharedTestDatabase('table_source');
 let counter = 0;
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 /** A consumer's checkpoint row, as a projection keeps it beside its tables. */
 function checkpointRow(table: ReturnType<typeof sql.table>, name: string): PositionCheckpoints {

@@ -1,28 +1,17 @@
-import { type Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
-import { afterAll } from 'vitest';
-import { sleep } from '../contract/fixtures.ts';
+import { sharedTestDatabase } from '../contract/fixtures.ts';
 import { testMessageSource } from '../message-source.contract.ts';
 import { createKafkaCheckpointStore } from './kafka-checkpoints.ts';
 import { createKafkaLog } from './kafka-log.ts';
 import { createKafkaSource } from './kafka-source.ts';
 import { describeWithKafka, freshTopic, testKafka } from './kafka.test-support.ts';
 
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('kafka_source'));
+const shared = sharedTestDatabase('kafka_source');
 let kafka: Kafka | undefined;
 const client = () => (kafka ??= testKafka('kafka-source-spec'));
 let counter = 0;
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 describeWithKafka('kafka source', () => {
   testMessageSource(`kafka (kafkajs) group member on ${describeBackend()}`, async () => {
