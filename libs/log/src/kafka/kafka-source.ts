@@ -242,6 +242,8 @@ export async function createKafkaSource(options: KafkaSourceOptions): Promise<Ka
       firstOffset,
       lastOffset: Number(last.offset),
     });
+    // The consumer applies other partitions' batches meanwhile: stay in the group.
+    const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
     const settled = await new Promise<Settled>((settle) => {
       queue.push({
         partition,
@@ -256,15 +258,7 @@ export async function createKafkaSource(options: KafkaSourceOptions): Promise<Ka
         settle,
       });
       notify();
-      // The consumer applies other partitions' batches meanwhile: stay in the group.
-      const beat = setInterval(() => void heartbeat().catch(() => {}), heartbeatInterval);
-      const clear = settle;
-      settle = (s) => {
-        clearInterval(beat);
-        clear(s);
-      };
-      queue[queue.length - 1]!.settle = settle;
-    });
+    }).finally(() => clearInterval(beat));
     if (settled.kind === 'failed') throw settled.error;
     if (settled.kind === 'closed') return;
     const ref: PartitionRef = { groupId, topic, partition };
