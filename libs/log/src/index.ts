@@ -12,3 +12,5 @@ export {
   type PendingErasure,
 } from './sealing/data-keys.ts';
 export { createSealedLog, openRecords, sealRecords } from './sealing/sealed-log.ts';
+export * from './message-source.ts';
+export * from './table-source.ts';

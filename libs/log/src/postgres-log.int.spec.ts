@@ -1,8 +1,8 @@
 import type { StoredRecord } from '@stratagate/domain';
 import { type Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase, statisticsValues } from '@stratagate/store/testing';
+import { describeBackend, statisticsValues } from '@stratagate/store/testing';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   freshSpace,
   isStrictlyIncreasing,
@@ -11,6 +11,7 @@ import {
   range,
   sleep,
   tailUntil,
+  sharedTestDatabase,
 } from './contract/fixtures.ts';
 import { testMessageLog } from './message-log.contract.ts';
 import type { MessageLog } from './message-log.ts';
@@ -20,8 +21,7 @@ import { createPostgresLog, postgresLogCapabilities } from './postgres-log.ts';
 
 // One database per file (PGlite in memory, or a fresh database on DATABASE_URL's server) and one
 // schema per case: creating a database or a PGlite instance per case would dominate the run time.
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('log'));
+const shared = sharedTestDatabase('log');
 let schemaCounter = 0;
 
 async function freshLog(): Promise<{ log: MessageLog; schema: string; db: Database }> {
@@ -33,17 +33,6 @@ async function freshLog(): Promise<{ log: MessageLog; schema: string; db: Databa
 const dropSchema = async (db: Database, schema: string) => {
   await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
 };
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  // Works around openTestDatabase().close() on a server: pg's pool.end() resolves before its sockets
-  // have closed, and the forced `drop database` right after kills them mid-goodbye, which surfaces
-  // as an uncaught 57P01 error. Destroying first (destroy is idempotent) and waiting avoids it.
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 testMessageLog(
   `postgres table on ${describeBackend()}`,

@@ -1,14 +1,13 @@
-import { decodeRecord, type DecodedRecord, type StoredRecord } from '@stratagate/domain';
+import type { StoredRecord } from '@stratagate/domain';
 import {
-  consumeKafka,
+  createKafkaSource,
   type KafkaBatchOutcome,
   type KafkaCheckpointStore,
-  type KafkaLogConsumer,
+  type KafkaMessageSource,
 } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
-import { recordConsumerLag, traceRecordBatch } from '@stratagate/telemetry';
 import type { Kafka } from 'kafkajs';
-import { deferredLane } from './deferred-lane.ts';
+import { createRunner } from './runner.ts';
 import { type ProjectionTarget, type ResolvedTarget } from './versions.ts';
 
 /** The topic a projector consumes and where its consumer checkpoints live. */
@@ -35,6 +34,8 @@ export interface KafkaProjectorOptions extends KafkaSource {
   concurrency?: number;
   /** How often the live target is re-resolved to follow a rebuild's switch (default 1 s). */
   targetCheckMs?: number;
+  /** Records per batch at most (default 500; a fetched batch is applied in chunks of this). */
+  batchSize?: number;
   onError?: (error: unknown) => void;
   /** After each group join: the group and the partitions this member holds. */
   onAssignment?: (assignment: { groupId: string; partitions: number[] }) => void;
@@ -51,6 +52,8 @@ export interface KafkaProjector {
   groupId(): string | null;
   /** Partitions this member holds. */
   assignment(): number[];
+  /** Applies what the group holds until every partition is at its end and deferred work is done. */
+  catchUp(): Promise<number>;
 }
 
 /** The consumer group that projects `schema`: one group per read-model version. */
@@ -67,123 +70,72 @@ export function kafkaProjectionGroup(
 }
 
 /**
- * The projector on a Kafka log: one member of the consumer group of the live read-model schema.
- * Each batch of a partition is applied by the projection in the transaction that moves the
- * partition's checkpoint and the spaces' applied versions (consumeKafka: no record applied twice
- * or skipped, per space in order); readers wait for their own writes against those versions.
- * A rebuild's switch (ADR 0009) is followed: the batch in flight rolls back, this member leaves
- * the old group and joins the new schema's group, which resumes from that schema's checkpoints.
+ * The Kafka source of the consumer group that projects `t` (not joined yet: `join()` does).
+ * One group per read-model schema, so a version resumes from its own checkpoints.
+ */
+export function kafkaSourceOf(
+  db: AnyDb,
+  source: KafkaSource,
+  t: ResolvedTarget,
+  options: Omit<KafkaProjectorOptions, keyof KafkaSource | 'db' | 'target'> = {},
+): Promise<KafkaMessageSource> {
+  const prefix = source.groupPrefix ?? DEFAULT_GROUP_PREFIX;
+  const groupId = kafkaProjectionGroup(prefix, source.topic, t.projection.name, t.schema);
+  return createKafkaSource({
+    kafka: source.kafka,
+    db,
+    topic: source.topic,
+    groupId,
+    checkpoints: source.checkpoints,
+    ...(source.open ? { open: source.open } : {}),
+    ...(options.sessionTimeout ? { sessionTimeout: options.sessionTimeout } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+    partitionsConsumedConcurrently: options.concurrency ?? 4,
+    onAssignment: (partitions) => options.onAssignment?.({ groupId, partitions }),
+    ...(options.onBatch
+      ? {
+          onBatch: (outcome: KafkaBatchOutcome & { highWatermark: number }) =>
+            options.onBatch?.({ ...outcome, schema: t.schema, groupId }),
+        }
+      : {}),
+  });
+}
+
+/**
+ * The projector on a Kafka log: the one runner (ADR 0049) over the Kafka source, a member of the
+ * consumer group of the live read-model schema. Each batch of a partition is applied by the
+ * projection in the transaction that moves the partition's checkpoint and the spaces' applied
+ * versions (no record applied twice or skipped, per space in order); readers wait for their own
+ * writes against those versions. A rebuild's switch (ADR 0009) is followed: the batch in flight
+ * rolls back, the runner closes the old schema's source (leaves its group) and opens the new
+ * one's, which resumes from that schema's checkpoints.
  */
 export function createKafkaProjector(options: KafkaProjectorOptions): KafkaProjector {
-  const { db, kafka, topic, checkpoints, target } = options;
-  const prefix = options.groupPrefix ?? DEFAULT_GROUP_PREFIX;
-  const report = (error: unknown) => options.onError?.(error);
-  let consumer: KafkaLogConsumer | null = null;
-  let active: ResolvedTarget | null = null;
-  let migrated: string | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let switching: Promise<void> | null = null;
-  const lane = deferredLane({
-    db,
-    work: () => active?.projection.deferred,
-    onError: report,
-    afterDrain: async (schema) => {
-      if (active?.schema === schema) await active.projection.afterCommit?.(db, schema);
+  const concurrency = options.concurrency ?? 4;
+  const runner = createRunner({
+    db: options.db,
+    target: options.target,
+    concurrency,
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    // An idle member re-resolves the target this often: how a switch is followed when idle.
+    idleMs: options.targetCheckMs ?? 1000,
+    ...(options.onError ? { onError: options.onError } : {}),
+    async source(t) {
+      const source = await kafkaSourceOf(options.db, options, t, { ...options, concurrency });
+      await source.join();
+      return source;
     },
   });
-
-  async function join(t: ResolvedTarget): Promise<void> {
-    if (migrated !== t.schema) {
-      await t.projection.migrate(db, t.schema);
-      migrated = t.schema;
-    }
-    const groupId = kafkaProjectionGroup(prefix, options.topic, t.projection.name, t.schema);
-    active = t;
-    // Work queued before this member joined (another member's, or before a switch) drains now.
-    lane.kick(t.schema);
-    consumer = await consumeKafka({
-      kafka,
-      db,
-      topic,
-      groupId,
-      checkpoints,
-      ...(options.sessionTimeout ? { sessionTimeout: options.sessionTimeout } : {}),
-      onError: report,
-      partitionsConsumedConcurrently: options.concurrency ?? 4,
-      onAssignment: (partitions) => options.onAssignment?.({ groupId, partitions }),
-      handleBatch: (tx, stored, batch) =>
-        traceRecordBatch(
-          t.projection.name,
-          stored,
-          async () => {
-            await target.confirm(tx, t);
-            const records: DecodedRecord[] = [];
-            for (const s of options.open ? await options.open(stored, tx) : stored) {
-              const decoded = decodeRecord(s);
-              // Unknown types come from a newer writer; skipping keeps older projectors running.
-              if (decoded) records.push(decoded);
-            }
-            await t.projection.handle(tx, t.schema, records);
-          },
-          { 'stratagate.schema': t.schema, 'stratagate.partition': String(batch.partition) },
-        ),
-      onBatch: (outcome) => {
-        // After the batch committed; throttled per schema, so concurrent partitions share it.
-        lane.kick(t.schema);
-        void t.projection.afterCommit?.(db, t.schema).catch(report);
-        recordConsumerLag(
-          t.projection.name,
-          outcome.partition,
-          outcome.highWatermark - outcome.nextOffset,
-        );
-        options.onBatch?.({ ...outcome, schema: t.schema, groupId });
-      },
-    });
-  }
-
-  /** Leaves the old schema's group and joins the live one's when a rebuild switched reads. */
-  async function follow(): Promise<void> {
-    const next = await target.current(db);
-    if (!running || next.schema === active?.schema) return;
-    const previous = consumer;
-    consumer = null;
-    await previous?.stop();
-    if (running) await join(next);
-  }
-
-  function schedule() {
-    timer = setTimeout(() => {
-      switching = follow()
-        .catch(report)
-        .finally(() => {
-          switching = null;
-          if (running) schedule();
-        });
-    }, options.targetCheckMs ?? 1000);
-  }
-
+  const current = () => runner.source() as KafkaMessageSource | null;
   return {
     async start() {
-      if (running) return;
-      running = true;
-      await join(await target.current(db));
-      schedule();
+      await runner.open();
+      runner.start();
     },
-    async stop() {
-      running = false;
-      clearTimeout(timer);
-      await switching;
-      const current = consumer;
-      consumer = null;
-      await current?.stop();
-      await lane.stop();
-    },
-    groupId: () =>
-      active
-        ? kafkaProjectionGroup(prefix, options.topic, active.projection.name, active.schema)
-        : null,
-    assignment: () => consumer?.assignment() ?? [],
+    stop: () => runner.stop(),
+    catchUp: () => runner.catchUp(),
+    groupId: () => current()?.groupId ?? null,
+    assignment: () => current()?.assignment() ?? [],
   };
 }
 

@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { MessageLog } from '@stratagate/log';
+import type { KafkaMessageSource, MessageLog, MessageSource } from '@stratagate/log';
 import type { AnyDb } from '@stratagate/store';
 import { readCheckpoint } from './checkpoints.ts';
-import {
-  DEFAULT_GROUP_PREFIX,
-  createKafkaProjector,
-  kafkaGroupLag,
-  kafkaProjectionGroup,
-  type KafkaSource,
-} from './kafka-runner.ts';
+import { DEFAULT_GROUP_PREFIX, kafkaSourceOf, type KafkaSource } from './kafka-runner.ts';
 import {
   completeThrough,
   versionRulesOf,
@@ -17,7 +11,7 @@ import {
   type VersionRules,
 } from './projection.ts';
 import { PROJECTIONS } from './core.projection.ts';
-import { createProjector } from './runner.ts';
+import { createRunner, tableSourceOf } from './runner.ts';
 import {
   buildingTarget,
   ensureProjectionVersion,
@@ -149,20 +143,20 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
   const projection = definition.create(definition.parseRules(wanted.rules));
   await projection.migrate(db, schema);
   const kafka = options.kafka;
-  const topic = kafka?.topic ?? '';
-  const groupOf = (of: string) =>
-    kafkaProjectionGroup(kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX, topic, name, of);
+  // The consumer of a version: on Kafka a group per schema (the build's own group beside the
+  // live one's), on the table log the schema's checkpoint row. Kafka sources join only in the
+  // runner; here they answer for their checkpoints.
+  const consumerOf = (of: string, prefix?: string): Promise<MessageSource> => {
+    const t = { schema: of, projection };
+    if (!kafka) return Promise.resolve(tableSourceOf(db, log, t));
+    return kafkaSourceOf(db, { ...kafka, ...(prefix ? { groupPrefix: prefix } : {}) }, t);
+  };
   const buildPrefix = `${kafka?.groupPrefix ?? DEFAULT_GROUP_PREFIX}-build`;
-  const buildGroupOf = (of: string) => kafkaProjectionGroup(buildPrefix, topic, name, of);
-  const resumedFrom = kafka
-    ? sum(await kafka.checkpoints.read(buildGroupOf(schema), kafka.topic, db))
-    : await readCheckpoint(db, schema, name);
+  const build = await consumerOf(schema, kafka ? buildPrefix : undefined);
+  const resumedFrom = (await build.checkpoint()).position;
 
   const progress = progressReporter({
-    head: kafka
-      ? async () =>
-          (await kafkaGroupLag(kafka, buildGroupOf(schema))).reduce((n, p) => n + p.end, 0)
-      : () => log.headPosition(),
+    head: () => build.head(),
     name,
     schema,
     position: resumedFrom,
@@ -179,83 +173,61 @@ export async function rebuildProjection<R>(options: RebuildOptions<R>): Promise<
 
   let switched: { retired: string; position: number };
   try {
-    switched = kafka ? await buildOnKafka() : await buildOnTable();
+    switched = await buildAndSwitch();
   } finally {
     clearInterval(heartbeat);
     clearInterval(ticker);
-  }
-
-  async function buildOnTable(): Promise<{ retired: string; position: number }> {
-    const projector = createProjector({
-      db,
-      log,
-      target: buildingTarget({ base, name, schema, projection, builderId }),
-      batchSize: options.batchSize ?? 1000,
-      onBatch: (batch) => {
-        progress.batch(batch.to, batch.records);
-        // After a committed batch, as a crash would stop it.
-        if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
-      },
-    });
-    for (;;) {
-      await projector.catchUp();
-      if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
-      const outcome = await trySwitch(db, base, name, schema, builderId);
-      if (outcome.switched) return outcome;
-      // The live version applied records we have not yet: catch up again and retry.
-      await progress.report('switching');
-    }
+    await build.close();
   }
 
   /**
-   * On Kafka the new version is built by a group of its own (`<prefix>-build`), from offset 0 or
-   * from that group's checkpoints when resuming. At the switch, in the switch's transaction, its
-   * checkpoints become those of the schema's live group, which the running projectors join next:
-   * a fresh group, so they need not wait for the builder's membership to expire.
+   * The one build path (ADR 0049): the runner over the build's source applies the log from its
+   * checkpoint (0, or where a crashed build stopped) until caught up, deferred work included;
+   * then the switch compares the two versions' checkpoints in its transaction. On Kafka the
+   * build has a group of its own (`<prefix>-build`); at the switch its checkpoints become those
+   * of the schema's live group, which the running projectors join next: a fresh group, so they
+   * need not wait for the builder's membership to expire.
    */
-  async function buildOnKafka(): Promise<{ retired: string; position: number }> {
-    const source = kafka!;
-    const buildGroup = buildGroupOf(schema);
-    const resumed = await source.checkpoints.read(buildGroup, source.topic, db);
-    const offsets = new Map(resumed);
-    const builder = createKafkaProjector({
+  async function buildAndSwitch(): Promise<{ retired: string; position: number }> {
+    const aborted = () => new RebuildAborted(`rebuild of ${name} interrupted`);
+    const runner = createRunner({
       db,
-      ...source,
-      groupPrefix: buildPrefix,
       target: buildingTarget({ base, name, schema, projection, builderId }),
+      batchSize: options.batchSize ?? 1000,
+      ...(kafka ? { concurrency: 4 } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      async source() {
+        await (build as Partial<KafkaMessageSource>).join?.();
+        return build;
+      },
       onBatch: (batch) => {
-        offsets.set(batch.partition, batch.nextOffset);
-        progress.batch(sum(offsets), batch.applied);
+        progress.batch(batch.to, batch.records);
+        // After a committed batch, as a crash would stop it.
+        if (options.signal?.aborted) throw aborted();
       },
     });
-    await builder.start();
     try {
       for (;;) {
-        await new Promise((r) => setTimeout(r, 200));
-        if (options.signal?.aborted) throw new RebuildAborted(`rebuild of ${name} interrupted`);
-        const lags = await kafkaGroupLag(source, buildGroup);
-        if (lags.some((l) => l.lag > 0)) continue;
-        // The builder's deferred work (ADR 0014) done before reads switch to the new version.
-        while (projection.deferred && (await projection.deferred.drain(db, schema)) > 0) {
-          // Slice after slice.
-        }
+        await runner.catchUp();
+        if (options.signal?.aborted) throw aborted();
         const outcome = await trySwitch(db, base, name, schema, builderId, async (trx, live) => {
-          const mine = await source.checkpoints.read(buildGroup, source.topic, trx);
-          const theirs = await source.checkpoints.read(groupOf(live), source.topic, trx);
-          let behind = 0;
-          for (const [partition, offset] of theirs) {
-            behind += Math.max(0, offset - (mine.get(partition) ?? 0));
+          const mine = await build.checkpoint(trx);
+          const [them, next] = [await consumerOf(live), await consumerOf(schema)];
+          try {
+            const theirs = (await schemaExists(trx, live)) ? await them.checkpoint(trx) : null;
+            const behind = theirs ? build.behind(mine, theirs) : 0;
+            if (behind === 0) await build.handOver(trx, next);
+            return { position: mine.position, behind };
+          } finally {
+            await Promise.all([them.close(), next.close()]);
           }
-          if (behind === 0)
-            await source.checkpoints.copyGroup(trx, source.topic, buildGroup, groupOf(schema));
-          return { position: sum(mine), behind };
         });
         if (outcome.switched) return outcome;
         // The live version applied records we have not yet: catch up again and retry.
         await progress.report('switching');
       }
     } finally {
-      await builder.stop();
+      await runner.stop();
     }
   }
 
@@ -393,8 +365,6 @@ const NO_BUILD = {
   builder_id: null,
   builder_heartbeat_at: null,
 } as const;
-
-const sum = (offsets: Map<number, number>) => [...offsets.values()].reduce((a, b) => a + b, 0);
 
 async function checkpointsBehind(trx: AnyDb, liveSchema: string, schema: string, name: string) {
   const live = (await schemaExists(trx, liveSchema))

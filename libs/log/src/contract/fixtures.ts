@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { it } from 'vitest';
+import { afterAll, it } from 'vitest';
+import type { Database } from '@stratagate/store';
+import { openTestDatabase } from '@stratagate/store/testing';
 import type { NewRecord, RecordMetadata, SpaceRef, StoredRecord } from '@stratagate/domain';
 import type { LogCapabilities, MessageLog } from '../message-log.ts';
 
@@ -94,4 +96,22 @@ export function itRequires(
   const reason = missing.map((c) => `${c}=false`).join(', ');
   const name = missing.length > 0 ? `${title} [skipped: adapter declares ${reason}]` : title;
   it.skipIf(missing.length > 0)(name, fn);
+}
+
+/**
+ * One database per test file (PGlite in memory, or a fresh database on DATABASE_URL's server),
+ * opened on first use and closed after the file's cases.
+ */
+export function sharedTestDatabase(label: string): () => Promise<Database> {
+  let database: Promise<Database> | undefined;
+  afterAll(async () => {
+    const db = await database;
+    if (!db) return;
+    // pg's pool.end() resolves before its sockets have closed; the forced drop of the database
+    // right after would kill them mid-goodbye. Destroying first and waiting avoids it.
+    await db.db.destroy();
+    await sleep(250);
+    await db.close();
+  });
+  return () => (database ??= openTestDatabase(label));
 }

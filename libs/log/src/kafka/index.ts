@@ -17,3 +17,10 @@ export {
   decodeRecord as decodeKafkaRecord,
 } from './kafka-records.ts';
 export * from './kafka-topic.ts';
+export {
+  createKafkaSource,
+  type KafkaCheckpoint,
+  type KafkaMessageSource,
+  type KafkaSourceBatch,
+  type KafkaSourceOptions,
+} from './kafka-source.ts';

@@ -1,10 +1,10 @@
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
-import { type AnyDb, type Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import { type AnyDb } from '@stratagate/store';
+import { describeBackend } from '@stratagate/store/testing';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshSpace, numbered, range, sleep } from '../contract/fixtures.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { freshSpace, numbered, range, sleep, sharedTestDatabase } from '../contract/fixtures.ts';
 import { createKafkaCheckpointStore } from './kafka-checkpoints.ts';
 import {
   consumeKafka,
@@ -21,19 +21,10 @@ import {
   waitFor,
 } from './kafka.test-support.ts';
 
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('kafka_consumer'));
+const shared = sharedTestDatabase('kafka_consumer');
 let kafka: Kafka | undefined;
 const client = () => (kafka ??= testKafka('kafka-consumer-spec'));
 let counter = 0;
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 interface AppliedRow {
   seq: number;

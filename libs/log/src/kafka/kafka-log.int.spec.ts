@@ -1,11 +1,18 @@
 import type { SpaceRef, StoredRecord } from '@stratagate/domain';
 import { type Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
+import { describeBackend } from '@stratagate/store/testing';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidAppendError } from '../append-validation.ts';
-import { freshSpace, makeRecord, numbered, range, sleep } from '../contract/fixtures.ts';
+import {
+  freshSpace,
+  makeRecord,
+  numbered,
+  range,
+  sleep,
+  sharedTestDatabase,
+} from '../contract/fixtures.ts';
 import { testMessageLog } from '../message-log.contract.ts';
 import { WrongExpectedVersionError } from '../message-log.ts';
 import { createKafkaCheckpointStore } from './kafka-checkpoints.ts';
@@ -23,8 +30,7 @@ import { describeWithKafka, freshTopic, testKafka, waitFor } from './kafka.test-
 
 // One database per file (PGlite in memory, or a fresh database on DATABASE_URL's server), one
 // index schema and one topic per case (the mock cluster cannot delete topics).
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('kafka_log'));
+const shared = sharedTestDatabase('kafka_log');
 let kafka: Kafka | undefined;
 const client = () => (kafka ??= testKafka('kafka-log-spec'));
 let counter = 0;
@@ -49,15 +55,6 @@ async function freshLog(
 const dropSchema = async (db: Database, schema: string) => {
   await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
 };
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  // As in postgres-log.int.spec.ts: destroy first so the forced drop does not race pg's goodbye.
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 /** Collects what a fresh consumer group applies from `topic` until it has `count` records. */
 async function consumeAll(topic: string, count: number, db: Database) {

@@ -1,17 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeRecord, type NewRecord, type SpaceRef } from '@stratagate/domain';
 import type { Database } from '@stratagate/store';
-import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
-import { freshSpace, makeRecord, sleep } from '../contract/fixtures.ts';
+import { describeBackend } from '@stratagate/store/testing';
+import { freshSpace, makeRecord, sharedTestDatabase } from '../contract/fixtures.ts';
 import { testMessageLog } from '../message-log.contract.ts';
 import type { MessageLog } from '../message-log.ts';
 import { createPostgresLog, postgresLogCapabilities } from '../postgres-log.ts';
 import { DataKeyStore } from './data-keys.ts';
 import { createSealedLog } from './sealed-log.ts';
 
-let database: Promise<Database> | undefined;
-const shared = () => (database ??= openTestDatabase('sealed-log'));
+const shared = sharedTestDatabase('sealed-log');
 let counter = 0;
 
 async function freshLog(): Promise<{
@@ -29,14 +28,6 @@ async function freshLog(): Promise<{
   const inner = await createPostgresLog(db, { schema });
   return { log: createSealedLog(inner, keys), inner, keys, db, schema };
 }
-
-afterAll(async () => {
-  const db = await database;
-  if (!db) return;
-  await db.db.destroy();
-  await sleep(250);
-  await db.close();
-});
 
 // The sealed log keeps every promise of the port.
 testMessageLog(
