@@ -12,6 +12,12 @@ import {
   type PackedPosting,
 } from './packed-postings.ts';
 import type { SearchDocKind, SearchSpace } from './tables.ts';
+import {
+  bufferInsertedDocs,
+  bufferStatusChanges,
+  flushSearchWrites,
+  searchWriteBuffer,
+} from './write-buffer.ts';
 
 /** One document to index: weighted term frequencies and length as `docTermFrequencies` gives. */
 export interface SearchDocInput {
@@ -80,6 +86,18 @@ export async function writeSearchDocs(
   kind: SearchDocKind,
   docs: readonly SearchDocInput[],
 ): Promise<number> {
+  return writeDocs(db, schema, space, kind, docs, true);
+}
+
+async function writeDocs(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  docs: readonly SearchDocInput[],
+  /** False: never through the batch's write buffer (a caller that reads the chunks next). */
+  bufferable: boolean,
+): Promise<number> {
   assertSchemaName(schema);
   const seen = new Set<string>();
   const docRows: Record<string, unknown>[] = [];
@@ -103,8 +121,11 @@ export async function writeSearchDocs(
   const docsTable = sql.id(schema, 'search_docs');
   const chunksTable = sql.id(schema, 'search_posting_chunks');
   const statsTable = sql.id(schema, 'search_stats');
-  const result = await sql<{ inserted: number }>`
-    with input as (
+  const buffer = bufferable ? searchWriteBuffer(schema) : undefined;
+  // Numbers and inserts the documents not yet indexed (the rest of the statement, or the batch's
+  // write buffer, does their postings and counts).
+  const insertedDocs = sql`
+    input as (
       select * from jsonb_to_recordset(${JSON.stringify(docRows)}::jsonb) as x(
         ord int, doc_id text, thread_id text, block_id text, length int, created_at text,
         status text, terms text[], tfs int[])
@@ -139,7 +160,21 @@ export async function writeSearchDocs(
       from numbered
       on conflict do nothing
       returning doc_no, length, status, terms, tfs
-    ),
+    )`;
+  if (buffer) {
+    // In a batch: the documents now, their postings and counts at the end of the batch.
+    const rows = await sql<{
+      doc_no: number;
+      length: number;
+      status: string;
+      terms: string[];
+      tfs: number[];
+    }>`with ${insertedDocs} select * from inserted`.execute(db);
+    bufferInsertedDocs(buffer, space, kind, rows.rows);
+    return rows.rows.length;
+  }
+  const result = await sql<{ inserted: number }>`
+    with ${insertedDocs},
     vectors as (
       select i.doc_no, i.length, i.status, v.term, v.tf,
         array_position(${[...SEARCH_STATUS_CODES]}::text[], i.status) - 1 as status_code
@@ -306,6 +341,37 @@ export async function setSearchDocStatus(
   // itself, which a planner without statistics runs as a nested loop over the whole space.
   const ids = [...new Set(docIds)];
   const code = searchStatusCode(status);
+  const buffer = searchWriteBuffer(schema);
+  if (buffer) {
+    // In a batch: the documents now, their postings and counts at the end of the batch. Each
+    // document by its primary key, whatever the planner knows of the space.
+    const moved = await sql<{
+      old_status: string;
+      doc_no: number;
+      length: number;
+      terms: string[];
+      tfs: number[];
+    }>`
+      with old as (
+        select d.ctid as row, d.doc_id, d.status from unnest(${ids}::text[]) as k(doc_id)
+        cross join lateral (
+          select ctid, doc_id, status from ${docsTable}
+          where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+            and doc_id = k.doc_id and status <> ${status}
+          for update
+        ) d
+      ),
+      updated as (
+        -- The rows just locked, by their addresses.
+        update ${docsTable} set status = ${status}
+        where ctid = any(array(select row from old))
+        returning doc_id, doc_no, length, terms, tfs
+      )
+      select o.status as old_status, u.doc_no, u.length, u.terms, u.tfs
+      from updated u join old o on o.doc_id = u.doc_id`.execute(db);
+    bufferStatusChanges(buffer, space, kind, status, moved.rows);
+    return moved.rows.length;
+  }
   const version = await nextIndexVersion(db, schema, space, kind);
   const result = await sql<NumberedDoc>`
     with old as (
@@ -407,6 +473,8 @@ export async function replaceSearchDocs(
   }
   const ids = [...new Set([...input.docIds, ...input.docs.map((d) => d.docId)])];
   if (ids.length === 0) return { removed: 0, written: 0 };
+  // It reads and removes postings and bounds: what the batch has buffered goes in first.
+  await flushSearchWrites(schema);
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
   const statsTable = sql.id(schema, 'search_stats');
@@ -445,7 +513,7 @@ export async function replaceSearchDocs(
   // Their postings, by the documents' own term vectors.
   const old = removed.rows[0]?.old ?? [];
   await editPostings(db, schema, space, kind, old, version, () => null);
-  const written = await writeSearchDocs(db, schema, space, kind, input.docs);
+  const written = await writeDocs(db, schema, space, kind, input.docs, false);
   // The bounds of the term buckets the removed documents left are recomputed over what remains,
   // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.
   const touched = removed.rows[0]?.terms ?? [];
