@@ -20,14 +20,21 @@
  * Prints one JSON line of results at the end.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createPostgresLog } from '@stratagate/log';
-import { openDatabase, type AnyDb, type Database } from '@stratagate/store';
+import {
+  dumpReadModel,
+  openDatabase,
+  searchWriteBuffering,
+  type AnyDb,
+  type Database,
+} from '@stratagate/store';
 import { coreProjectionDefinition, rebuildProjection } from '@stratagate/projector';
 import { seedSpace } from './search-seed.ts';
 import { round } from './stats.ts';
@@ -39,6 +46,10 @@ const { values } = parseArgs({
     batch: { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    /** Rebuilds in this order, each a new version of the same log. */
+    modes: { type: 'string', default: 'per-record,buffered' },
+    /** Hashes each version's dumpReadModel: equal hashes, equal read models (holds it in memory). */
+    'check-dump': { type: 'boolean', default: true },
   },
 });
 const backend = values.backend as 'pglite' | 'postgres';
@@ -88,6 +99,24 @@ function profileStatements(db: AnyDb) {
         const run = c.executeQuery.bind(c);
         c.executeQuery = async (q) => {
           const t0 = performance.now();
+          if (
+            process.env.BENCH_ANALYZE &&
+            q.sql.includes(process.env.BENCH_ANALYZE) &&
+            Math.random() < 0.05
+          ) {
+            await run({ ...q, sql: 'savepoint bench_analyze', parameters: [] } as never);
+            const plan = (await run({ ...q, sql: `explain (analyze, buffers) ${q.sql}` })) as {
+              rows: Record<string, string>[];
+            };
+            await run({
+              ...q,
+              sql: 'rollback to savepoint bench_analyze',
+              parameters: [],
+            } as never);
+            console.error(
+              `ANALYZE ${q.sql.slice(0, 50)}\n${plan.rows.map((r) => Object.values(r)[0]).join('\n')}`,
+            );
+          }
           try {
             return await run(q);
           } finally {
@@ -109,7 +138,9 @@ function profileStatements(db: AnyDb) {
               const plan = (await run({ ...q, sql: `explain ${q.sql}` })) as {
                 rows: Record<string, string>[];
               };
-              console.error(`PLAN ${Math.round(took)} ms ${key}\n${plan.rows.map((r) => Object.values(r)[0]).join('\n')}`);
+              console.error(
+                `PLAN ${Math.round(took)} ms ${key}\n${plan.rows.map((r) => Object.values(r)[0]).join('\n')}`,
+              );
             }
           }
         };
@@ -140,9 +171,10 @@ async function baseline(db: AnyDb, schema: string): Promise<{ seconds: number; r
   const t0 = performance.now();
   await db.transaction().execute(async (trx) => {
     for (const { name } of tables.rows) {
-      const r = await sql`insert into ${sql.id(copy, name)} select * from ${sql.id(schema, name)}`.execute(
-        trx,
-      );
+      const r =
+        await sql`insert into ${sql.id(copy, name)} select * from ${sql.id(schema, name)}`.execute(
+          trx,
+        );
       rows += Number(r.numAffectedRows ?? 0);
     }
   });
@@ -166,35 +198,61 @@ async function main() {
     const rssBefore = rssMiB();
 
     const profile = values.profile ? profileStatements(db) : null;
-    const t0 = performance.now();
-    const result = await rebuildProjection({
-      db,
-      log: messageLog,
-      base: BASE,
-      definition: coreProjectionDefinition,
-      rules: { defaultDecayLambda: 0.4 },
-      drainMs: 0,
-      ...(values.batch ? { batchSize: Number(values.batch) } : {}),
-      progressMs: 10_000,
-      onProgress: (p) =>
-        log(`${p.phase}: ${p.position} / ${p.head}, ${Math.round(p.recordsPerSecond)} records/s`),
-    });
-    const seconds = (performance.now() - t0) / 1000;
+    const modes = values.modes.split(',') as ('per-record' | 'buffered')[];
+    const runs: Record<string, unknown>[] = [];
+    const dumps: string[] = [];
+    let liveSchema = BASE;
+    for (const mode of modes) {
+      searchWriteBuffering.enabled = mode === 'buffered';
+      const t0 = performance.now();
+      const result = await rebuildProjection({
+        db,
+        log: messageLog,
+        base: BASE,
+        definition: coreProjectionDefinition,
+        rules: { defaultDecayLambda: 0.4 },
+        drainMs: 0,
+        ...(values.batch ? { batchSize: Number(values.batch) } : {}),
+        progressMs: 10_000,
+        onProgress: (p) =>
+          log(
+            `${mode} ${p.phase}: ${p.position} / ${p.head}, ${Math.round(p.recordsPerSecond)} records/s`,
+          ),
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      liveSchema = result.liveSchema;
+      runs.push({
+        mode,
+        seconds: round(seconds, 2),
+        recordsPerSecond: Math.round(head / seconds),
+        peakRssMiB: rssMiB(),
+        loadAverage: round(loadavg()[0]!, 1),
+      });
+      // Each version against the one before it (the schema is dropped at the next switch).
+      if (values['check-dump']) {
+        // Row by row into the hash: one string of the whole dump would dwarf the build's memory.
+        const hash = createHash('sha256');
+        for (const [table, rows] of Object.entries(await dumpReadModel(db, liveSchema))) {
+          hash.update(table);
+          for (const row of rows) hash.update(JSON.stringify(row));
+        }
+        dumps.push(hash.digest('hex'));
+      }
+    }
     const statements = profile?.();
-    const rssPeak = rssMiB();
-    const base = await baseline(db, result.liveSchema);
+    const base = await baseline(db, liveSchema);
+    const last = runs.at(-1)!;
     const out = {
       backend,
       events,
       records: head,
       batchSize: values.batch ? Number(values.batch) : 'default',
-      rebuildSeconds: round(seconds, 2),
-      recordsPerSecond: Math.round(head / seconds),
+      runs,
+      dumpsEqual: dumps.length > 1 ? dumps.every((d) => d === dumps[0]) : null,
       baselineSeconds: round(base.seconds, 2),
       baselineRows: base.rows,
       baselineRecordsPerSecond: Math.round(head / base.seconds),
-      ratio: round(seconds / base.seconds, 1),
-      peakRssMiB: rssPeak,
+      ratio: round(Number(last.seconds) / base.seconds, 1),
       rssAfterSeedMiB: rssBefore,
       ...(statements ? { statements } : {}),
     };

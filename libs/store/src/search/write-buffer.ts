@@ -51,6 +51,12 @@ interface Buffer {
 const current = new AsyncLocalStorage<Buffer>();
 
 /**
+ * Off: every change is written at once, as before ADR 0044 (the rebuild bench compares the two
+ * in one run).
+ */
+export const searchWriteBuffering = { enabled: true };
+
+/**
  * Runs `fn` with the search index writes of `schema` on `db` (a transaction) buffered, and
  * flushes them after it returns, in the same transaction.
  */
@@ -59,6 +65,7 @@ export async function withSearchWriteBuffer<T>(
   schema: string,
   fn: () => Promise<T>,
 ): Promise<T> {
+  if (!searchWriteBuffering.enabled) return fn();
   const buffer: Buffer = { db, schema, kinds: new Map() };
   const out = await current.run(buffer, fn);
   await flush(buffer);
