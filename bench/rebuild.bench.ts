@@ -1,13 +1,16 @@
 /**
  * `node --import tsx bench/rebuild.bench.ts [--backend pglite|postgres] [--events 10000]
- *   [--batch N] [--profile]`
+ *   [--modes per-record,buffered] [--batch N] [--profile] [--no-check-dump] [--keep]`
  *
  * Rebuild speed of the core projection (issue 38, ADR 0044): seeds a space with the search
- * bench's generator (`search-seed.ts`: turns, seals, summaries, extractions, pins; ~1.58 records
- * per memory event), then `rebuildProjection` builds version 2 of `core` from position 0 as
- * `stratagate projections rebuild core` does, with no model calls. Reports records/s, wall time
- * and the peak RSS of this process (`process.resourceUsage().maxRSS`: the PGlite heap is inside
- * it; a Postgres server's memory is not).
+ * bench's generator (`search-seed.ts`: turns, seals, summaries, extractions, pins; about 1.26
+ * records per memory event), then `rebuildProjection` builds the next version of `core` from
+ * position 0 as `stratagate projections rebuild core` does, with no model calls, once per mode:
+ * `per-record` with the search index's write buffer off (every change written at once, as before
+ * ADR 0044), `buffered` with it. Each version's dump is hashed: the hashes must be equal.
+ * Reports records/s, wall time and the peak RSS of this process so far
+ * (`process.resourceUsage().maxRSS`: the PGlite heap is inside it, a Postgres server's memory is
+ * not; the dump hashes count too, so measure memory with one mode and `--no-check-dump`).
  *
  * The baseline, in the same run: the rebuilt schema's rows copied by `INSERT … SELECT` into empty
  * copies of the same tables (`LIKE … INCLUDING ALL`: the same indexes), one transaction, as the
@@ -16,8 +19,10 @@
  * Postgres: `DATABASE_URL` names a server database used as the admin connection; the bench
  * creates `bench_rebuild_<time>` beside it and drops it at the end.
  *
- * `--profile`: time spent per statement kind (the first words of the SQL), summed over the build.
- * Prints one JSON line of results at the end.
+ * `--profile`: time spent per statement kind (the first words of the SQL), summed over every
+ * mode; with `BENCH_EXPLAIN_MS=n` the plan of each statement slower than n ms, and with
+ * `BENCH_ANALYZE=<text>` EXPLAIN ANALYZE of one in 20 statements containing it (in a savepoint
+ * rolled back). Prints one JSON line of results at the end.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
@@ -48,8 +53,8 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** Rebuilds in this order, each a new version of the same log. */
     modes: { type: 'string', default: 'per-record,buffered' },
-    /** Hashes each version's dumpReadModel: equal hashes, equal read models (holds it in memory). */
-    'check-dump': { type: 'boolean', default: true },
+    /** Skips hashing each version's dumpReadModel (which holds the whole dump in memory). */
+    'no-check-dump': { type: 'boolean', default: false },
   },
 });
 const backend = values.backend as 'pglite' | 'postgres';
@@ -229,7 +234,7 @@ async function main() {
         loadAverage: round(loadavg()[0]!, 1),
       });
       // Each version against the one before it (the schema is dropped at the next switch).
-      if (values['check-dump']) {
+      if (!values['no-check-dump']) {
         // Row by row into the hash: one string of the whole dump would dwarf the build's memory.
         const hash = createHash('sha256');
         for (const [table, rows] of Object.entries(await dumpReadModel(db, liveSchema))) {

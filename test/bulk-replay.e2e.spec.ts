@@ -92,33 +92,23 @@ describe(`bulk replay equals a record-by-record projection (${describeBackend()}
     // Stops after its first committed batch, as a crash would.
     const stopped = new AbortController();
     stopped.abort();
-    await expect(
-      rebuildProjection({
-        db,
-        log,
-        base,
-        definition: coreProjectionDefinition,
-        rules: RULES,
-        batchSize: 20,
-        builderId: 'first',
-        signal: stopped.signal,
-      }),
-    ).rejects.toBeInstanceOf(RebuildAborted);
-    const building = `${base}_r2`;
-    const reached = await readCheckpoint(db, building, 'core');
-    expect(reached).toBeGreaterThan(0);
-    expect(reached).toBeLessThan(head);
-
-    const result = await rebuildProjection({
+    const build = {
       db,
       log,
       base,
       definition: coreProjectionDefinition,
       rules: RULES,
       batchSize: 20,
-      staleMs: 0,
-      drainMs: 0,
-    });
+    };
+    await expect(
+      rebuildProjection({ ...build, builderId: 'first', signal: stopped.signal }),
+    ).rejects.toBeInstanceOf(RebuildAborted);
+    const building = `${base}_r2`;
+    const reached = await readCheckpoint(db, building, 'core');
+    expect(reached).toBeGreaterThan(0);
+    expect(reached).toBeLessThan(head);
+
+    const result = await rebuildProjection({ ...build, staleMs: 0, drainMs: 0 });
     expect(result).toMatchObject({ liveSchema: building, resumedFrom: reached });
 
     const rebuilt = await dumpReadModel(db, building);

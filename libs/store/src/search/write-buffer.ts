@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { AnyDb } from '../database.ts';
+import { editPostings } from './edit-postings.ts';
 import {
   SEARCH_STATUS_CODES,
   chunkOf,
-  decodePostings,
   encodePostings,
   type PackedPosting,
 } from './packed-postings.ts';
@@ -195,7 +195,13 @@ async function flushKind(db: AnyDb, schema: string, k: KindBuffer): Promise<void
       update ${sql.id(schema, 'search_doc_numbers')} set version = version + 1
       where ${key} returning version::float8 as version`.execute(db);
     const version = Number(v.rows[0]?.version ?? 0);
-    if (k.edited.size > 0) await editStatuses(db, chunksTable, key, k, version);
+    if (k.edited.size > 0) {
+      const docs = [...k.edited].map(([docNo, d]) => ({ doc_no: docNo, terms: d.terms }));
+      await editPostings(db, schema, k.space, kind, docs, version, (p) => ({
+        ...p,
+        status: k.edited.get(p.docNo)!.status,
+      }));
+    }
     if (k.appended.size > 0) {
       const entries = new Map<string, { term: string; chunk: number; postings: PackedPosting[] }>();
       const docNos = [...k.appended.keys()].sort((a, c) => a - c);
@@ -280,54 +286,4 @@ async function flushKind(db: AnyDb, schema: string, k: KindBuffer): Promise<void
         doc_count = s.doc_count + excluded.doc_count,
         total_length = s.total_length + excluded.total_length`.execute(db);
   }
-}
-
-/** Rewrites the entries of the documents whose status changed, each chunk read and written once. */
-async function editStatuses(
-  db: AnyDb,
-  table: RawBuilder<unknown>,
-  key: RawBuilder<unknown>,
-  k: KindBuffer,
-  version: number,
-): Promise<void> {
-  const keys = new Map<string, { term: string; chunk: number }>();
-  for (const [docNo, d] of k.edited) {
-    const chunk = chunkOf(docNo);
-    for (const term of d.terms) keys.set(`${chunk}|${term}`, { term, chunk });
-  }
-  const ordered = [...keys.values()].sort(byTermChunk);
-  // Each chunk by its primary key (a lateral probe per key), whatever the planner knows of the
-  // space: a join let a planner without statistics scan every chunk of the kind.
-  const rows = await sql<{ term: string; chunk: number; data: Uint8Array }>`
-    select c.term, c.chunk, c.data
-    from unnest(${ordered.map((o) => o.term)}::text[], ${ordered.map((o) => o.chunk)}::int[])
-      with ordinality as k(term, chunk, n)
-    cross join lateral (
-      select c.term, c.chunk, c.data from ${table} c
-      where ${key} and c.term = k.term and c.chunk = k.chunk
-      for update
-    ) c
-    order by k.n`.execute(db);
-  const changed: { term: string; chunk: number; hex: string }[] = [];
-  for (const row of rows.rows) {
-    let touched = false;
-    const next = decodePostings(row.data).map((p) => {
-      const e = k.edited.get(p.docNo);
-      if (!e) return p;
-      touched = true;
-      return { ...p, status: e.status };
-    });
-    if (touched) {
-      changed.push({
-        term: row.term,
-        chunk: row.chunk,
-        hex: Buffer.from(encodePostings(next)).toString('hex'),
-      });
-    }
-  }
-  if (changed.length === 0) return;
-  await sql`
-    update ${table} c set data = decode(x.hex, 'hex'), version = ${version}
-    from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as x(term text, chunk int, hex text)
-    where ${key} and c.term = x.term and c.chunk = x.chunk`.execute(db);
 }
