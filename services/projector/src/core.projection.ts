@@ -6,6 +6,7 @@ import {
   readModelKeySizes,
   keepVisibilityMaps,
   migrateReadModel,
+  withSearchWriteBuffer,
   type AnyDb,
   type ReadModelTables,
 } from '@stratagate/store';
@@ -68,7 +69,9 @@ export function createCoreProjection(
   return {
     name: 'core',
     migrate: (db, schema) => migrateReadModel(db, schema),
-    handle: (trx, schema, records, control) => handleCore(trx, schema, records, rules, control),
+    // The search index's postings and counts are written once per batch (ADR 0044).
+    handle: (trx, schema, records, control) =>
+      withSearchWriteBuffer(trx, schema, () => handleCore(trx, schema, records, rules, control)),
     // PGlite has no autovacuum: keep the visibility maps set, so the search postings are read
     // by index-only scans, and reclaim dead rows (at most every 5 s, tables that grew by 25 %).
     afterCommit: async (db, schema) => {

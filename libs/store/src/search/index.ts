@@ -4,3 +4,4 @@ export * from './maintain.ts';
 export * from './query.ts';
 export * from './posting-cache.ts';
 export * from './event-filters.ts';
+export * from './write-buffer.ts';

@@ -5,13 +5,17 @@ import {
   CHUNK_SHIFT,
   ENTRY_SQL,
   SEARCH_STATUS_CODES,
-  chunkOf,
   decodePostings,
-  encodePostings,
   searchStatusCode,
-  type PackedPosting,
 } from './packed-postings.ts';
 import type { SearchDocKind, SearchSpace } from './tables.ts';
+import { editPostings, type NumberedDoc } from './edit-postings.ts';
+import {
+  bufferInsertedDocs,
+  bufferStatusChanges,
+  flushSearchWrites,
+  searchWriteBuffer,
+} from './write-buffer.ts';
 
 /** One document to index: weighted term frequencies and length as `docTermFrequencies` gives. */
 export interface SearchDocInput {
@@ -80,6 +84,18 @@ export async function writeSearchDocs(
   kind: SearchDocKind,
   docs: readonly SearchDocInput[],
 ): Promise<number> {
+  return writeDocs(db, schema, space, kind, docs, true);
+}
+
+async function writeDocs(
+  db: AnyDb,
+  schema: string,
+  space: SearchSpace,
+  kind: SearchDocKind,
+  docs: readonly SearchDocInput[],
+  /** False: never through the batch's write buffer (a caller that reads the chunks next). */
+  bufferable: boolean,
+): Promise<number> {
   assertSchemaName(schema);
   const seen = new Set<string>();
   const docRows: Record<string, unknown>[] = [];
@@ -103,8 +119,11 @@ export async function writeSearchDocs(
   const docsTable = sql.id(schema, 'search_docs');
   const chunksTable = sql.id(schema, 'search_posting_chunks');
   const statsTable = sql.id(schema, 'search_stats');
-  const result = await sql<{ inserted: number }>`
-    with input as (
+  const buffer = bufferable ? searchWriteBuffer(schema) : undefined;
+  // Numbers and inserts the documents not yet indexed (the rest of the statement, or the batch's
+  // write buffer, does their postings and counts).
+  const insertedDocs = sql`
+    input as (
       select * from jsonb_to_recordset(${JSON.stringify(docRows)}::jsonb) as x(
         ord int, doc_id text, thread_id text, block_id text, length int, created_at text,
         status text, terms text[], tfs int[])
@@ -139,7 +158,21 @@ export async function writeSearchDocs(
       from numbered
       on conflict do nothing
       returning doc_no, length, status, terms, tfs
-    ),
+    )`;
+  if (buffer) {
+    // In a batch: the documents now, their postings and counts at the end of the batch.
+    const rows = await sql<{
+      doc_no: number;
+      length: number;
+      status: string;
+      terms: string[];
+      tfs: number[];
+    }>`with ${insertedDocs} select * from inserted`.execute(db);
+    bufferInsertedDocs(buffer, space, kind, rows.rows);
+    return rows.rows.length;
+  }
+  const result = await sql<{ inserted: number }>`
+    with ${insertedDocs},
     vectors as (
       select i.doc_no, i.length, i.status, v.term, v.tf,
         array_position(${[...SEARCH_STATUS_CODES]}::text[], i.status) - 1 as status_code
@@ -179,81 +212,6 @@ export async function writeSearchDocs(
     select count(*)::int as inserted from inserted
   `.execute(db);
   return result.rows[0]?.inserted ?? 0;
-}
-
-/** A document whose postings are edited: its number and its terms. */
-interface NumberedDoc {
-  doc_no: number;
-  terms: string[];
-}
-
-/**
- * Rewrites the entries of `docs` in the chunks that hold them: `edit` returns the new entry, or
- * null to remove it. Every chunk written carries `version`. A chunk left empty is kept, empty.
- * Chunks are read and written in (term, chunk) order, one statement each way.
- */
-async function editPostings(
-  db: AnyDb,
-  schema: string,
-  space: SearchSpace,
-  kind: SearchDocKind,
-  docs: readonly NumberedDoc[],
-  version: number,
-  edit: (posting: PackedPosting) => PackedPosting | null,
-): Promise<void> {
-  const targets = new Set(docs.map((d) => d.doc_no));
-  const keys = new Map<string, { term: string; chunk: number }>();
-  for (const doc of docs) {
-    for (const term of doc.terms) {
-      const chunk = chunkOf(doc.doc_no);
-      keys.set(`${chunk}|${term}`, { term, chunk });
-    }
-  }
-  if (keys.size === 0) return;
-  const ordered = [...keys.values()].sort((a, b) =>
-    a.term < b.term ? -1 : a.term > b.term ? 1 : a.chunk - b.chunk,
-  );
-  const table = sql.id(schema, 'search_posting_chunks');
-  const key = sql`c.tenant_id = ${space.tenantId} and c.space_id = ${space.spaceId}
-    and c.doc_kind = ${kind}`;
-  const rows = await sql<{ term: string; chunk: number; data: Uint8Array }>`
-    select c.term, c.chunk, c.data from ${table} c
-    join unnest(${ordered.map((k) => k.term)}::text[], ${ordered.map((k) => k.chunk)}::int[])
-      as k(term, chunk) on k.term = c.term and k.chunk = c.chunk
-    where ${key}
-    order by c.term, c.chunk
-    for update of c
-  `.execute(db);
-  const changed: { term: string; chunk: number; hex: string }[] = [];
-  for (const row of rows.rows) {
-    const postings = decodePostings(row.data);
-    const next: PackedPosting[] = [];
-    let touched = false;
-    for (const p of postings) {
-      if (!targets.has(p.docNo)) {
-        next.push(p);
-        continue;
-      }
-      touched = true;
-      const edited = edit(p);
-      if (edited) next.push(edited);
-    }
-    if (touched) {
-      changed.push({
-        term: row.term,
-        chunk: row.chunk,
-        hex: Buffer.from(encodePostings(next)).toString('hex'),
-      });
-    }
-  }
-  if (changed.length === 0) return;
-  // An emptied chunk stays, empty, with the new version: a cached copy of the term learns of the
-  // change like of any other (ADR 0018).
-  await sql`
-    update ${table} c set data = decode(x.hex, 'hex'), version = ${version}
-    from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as x(term text, chunk int, hex text)
-    where ${key} and c.term = x.term and c.chunk = x.chunk
-  `.execute(db);
 }
 
 /**
@@ -306,6 +264,37 @@ export async function setSearchDocStatus(
   // itself, which a planner without statistics runs as a nested loop over the whole space.
   const ids = [...new Set(docIds)];
   const code = searchStatusCode(status);
+  const buffer = searchWriteBuffer(schema);
+  if (buffer) {
+    // In a batch: the documents now, their postings and counts at the end of the batch. Each
+    // document by its primary key, whatever the planner knows of the space.
+    const moved = await sql<{
+      old_status: string;
+      doc_no: number;
+      length: number;
+      terms: string[];
+      tfs: number[];
+    }>`
+      with old as (
+        select d.ctid as row, d.doc_id, d.status from unnest(${ids}::text[]) as k(doc_id)
+        cross join lateral (
+          select ctid, doc_id, status from ${docsTable}
+          where tenant_id = ${tenantId} and space_id = ${spaceId} and doc_kind = ${kind}
+            and doc_id = k.doc_id and status <> ${status}
+          for update
+        ) d
+      ),
+      updated as (
+        -- The rows just locked, by their addresses.
+        update ${docsTable} set status = ${status}
+        where ctid = any(array(select row from old))
+        returning doc_id, doc_no, length, terms, tfs
+      )
+      select o.status as old_status, u.doc_no, u.length, u.terms, u.tfs
+      from updated u join old o on o.doc_id = u.doc_id`.execute(db);
+    bufferStatusChanges(buffer, space, kind, status, moved.rows);
+    return moved.rows.length;
+  }
   const version = await nextIndexVersion(db, schema, space, kind);
   const result = await sql<NumberedDoc>`
     with old as (
@@ -407,6 +396,8 @@ export async function replaceSearchDocs(
   }
   const ids = [...new Set([...input.docIds, ...input.docs.map((d) => d.docId)])];
   if (ids.length === 0) return { removed: 0, written: 0 };
+  // It reads and removes postings and bounds: what the batch has buffered goes in first.
+  await flushSearchWrites(schema);
   const { tenantId, spaceId } = space;
   const docsTable = sql.id(schema, 'search_docs');
   const statsTable = sql.id(schema, 'search_stats');
@@ -445,7 +436,7 @@ export async function replaceSearchDocs(
   // Their postings, by the documents' own term vectors.
   const old = removed.rows[0]?.old ?? [];
   await editPostings(db, schema, space, kind, old, version, () => null);
-  const written = await writeSearchDocs(db, schema, space, kind, input.docs);
+  const written = await writeDocs(db, schema, space, kind, input.docs, false);
   // The bounds of the term buckets the removed documents left are recomputed over what remains,
   // and buckets that reach zero are dropped: the same state as a fresh index of the final docs.
   const touched = removed.rows[0]?.terms ?? [];
