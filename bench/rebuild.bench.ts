@@ -24,6 +24,7 @@
  * `BENCH_ANALYZE=<text>` EXPLAIN ANALYZE of one in 20 statements containing it (in a savepoint
  * rolled back). Prints one JSON line of results at the end.
  */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { loadavg, tmpdir } from 'node:os';
@@ -43,6 +44,7 @@ import {
 import { coreProjectionDefinition, rebuildProjection } from '@stratagate/projector';
 import { seedSpace } from './search-seed.ts';
 import { round } from './stats.ts';
+import { logLogChart, type Series } from './svg-plot.ts';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +57,10 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'per-record,buffered' },
     /** Skips hashing each version's dumpReadModel (which holds the whole dump in memory). */
     'no-check-dump': { type: 'boolean', default: false },
+    /** Appends this run's JSON line to this file (one line per backend and size). */
+    results: { type: 'string' },
+    /** Draws records/s against the space's records from every line of `--results`. */
+    plot: { type: 'string' },
   },
 });
 const backend = values.backend as 'pglite' | 'postgres';
@@ -262,11 +268,70 @@ async function main() {
       ...(statements ? { statements } : {}),
     };
     console.log(JSON.stringify(out));
+    if (values.results) {
+      appendFileSync(values.results, `${JSON.stringify(out)}\n`);
+      if (values.plot) writeFileSync(values.plot, rebuildChart(values.results));
+    }
     await messageLog.close();
   } finally {
     await database.close();
     if (!values.keep) await drop();
   }
+}
+
+interface ResultLine {
+  backend: 'pglite' | 'postgres';
+  records: number;
+  runs: { mode: string; recordsPerSecond: number }[];
+  baselineRecordsPerSecond: number;
+}
+
+/**
+ * Records/s of each rebuild mode and of the baseline copy against the space's records, both
+ * backends, with the issue's targets: the latest line per backend, size and mode counts.
+ */
+function rebuildChart(file: string): string {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as ResultLine);
+  const points = new Map<string, Map<number, number>>();
+  const put = (label: string, x: number, y: number) => {
+    const m = points.get(label) ?? new Map<number, number>();
+    m.set(x, y);
+    points.set(label, m);
+  };
+  for (const line of lines) {
+    for (const run of line.runs)
+      put(`${line.backend} ${run.mode}`, line.records, run.recordsPerSecond);
+    put(`${line.backend} INSERT … SELECT`, line.records, line.baselineRecordsPerSecond);
+  }
+  const COLOR: Record<string, string> = {
+    'per-record': '#d62728',
+    buffered: '#1f77b4',
+    'INSERT … SELECT': '#7f7f7f',
+  };
+  const series: Series[] = [...points].map(([label, m]) => {
+    const [backend, ...mode] = label.split(' ');
+    return {
+      label,
+      color: COLOR[mode.join(' ')] ?? '#2ca02c',
+      ...(backend === 'pglite' ? { dash: '7 4' } : {}),
+      points: [...m].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x, y })),
+    };
+  });
+  return logLogChart({
+    title: 'Rebuild of the core projection from position 0',
+    subtitle: `bench/rebuild.bench.ts; dashed: PGlite, solid: Postgres; dotted: targets`,
+    xLabel: 'records in the log (log scale)',
+    yLabel: 'records/s (log scale)',
+    formatX: (n) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n)),
+    series,
+    targets: [
+      { y: 20_000, label: 'Postgres target 20,000/s', color: '#1f77b4' },
+      { y: 5_000, label: 'PGlite target 5,000/s', color: '#9467bd' },
+    ],
+  });
 }
 
 await main();
