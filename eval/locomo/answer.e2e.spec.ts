@@ -309,7 +309,9 @@ describe(`LoCoMo answer mode end to end against a fake model (${describeBackend(
         },
       },
     });
-  });
+    // A whole eval with three answer rounds: beside the full suite on two shared cores it can
+    // outlast the default hook timeout.
+  }, 300_000);
   afterAll(async () => {
     await server?.close();
     if (outDir) await rm(outDir, { recursive: true, force: true });
