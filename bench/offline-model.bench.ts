@@ -19,7 +19,8 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { GraphSourceEvent, ModelPort, SummaryMessage } from '@stratagate/model';
+import type { ModelPort, SummaryMessage } from '@stratagate/model';
+import { graphSourceEventsOf } from '@stratagate/model/testing';
 import { pastedText } from './pasted-text.ts';
 import { generateTurn, prng, speakerFor } from './search-corpus.ts';
 
@@ -87,16 +88,10 @@ async function oneBlock(
     messages,
     timeline: [],
   });
-  const events: GraphSourceEvent[] = extracted.output.events.map((e, i) => ({
-    id: `${blockId}_e${i}`,
-    title: e.title,
-    summary: e.summary,
-    tags: e.tags,
-    scope: e.scope,
-    eventType: e.temporal.eventType,
-    participants: e.temporal.participants,
-    sourceTime: e.temporal.happenedStart ?? e.temporal.mentionedAt ?? '',
-  }));
+  const events = graphSourceEventsOf(
+    extracted.output.events,
+    extracted.output.events.map((_, i) => `${blockId}_e${i}`),
+  );
   const graph = await model.proposeGraph!({ events, nodes: [], edges: [] });
   const ms = performance.now() - t0;
   if (dump && model === models[0]) {

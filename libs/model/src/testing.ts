@@ -6,3 +6,4 @@ export {
   type RecordedRequest,
   type ScriptedReply,
 } from './openai/fake-openai-server.ts';
+export { graphSourceEventsOf } from './graph-source-events.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphSourceEvent } from '../graph.schema.ts';
+import { graphSourceEventsOf } from '../graph-source-events.ts';
 import type { TimelineEntry } from '../extraction.schema.ts';
 import type { SummaryMessage } from '../model-port.ts';
 import { CHINESE_SCENARIOS } from '../../../../test/scenarios/chinese.scenarios.ts';
@@ -89,16 +89,7 @@ async function run(blocks: readonly Block[]): Promise<unknown[]> {
         temporal: e.temporal,
       });
     }
-    const events: GraphSourceEvent[] = extracted.output.events.map((e, i) => ({
-      id: ids[i] as string,
-      title: e.title,
-      summary: e.summary,
-      tags: e.tags,
-      scope: e.scope,
-      eventType: e.temporal.eventType,
-      participants: e.temporal.participants,
-      sourceTime: e.temporal.happenedStart ?? e.temporal.mentionedAt ?? '',
-    }));
+    const events = graphSourceEventsOf(extracted.output.events, ids);
     const graph = await model.proposeGraph!({ events, nodes: [], edges: [] });
     out.push({
       blockId: block.blockId,
