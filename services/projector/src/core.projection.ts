@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LooseEventTracker } from './topic-loose-events.ts';
 import { z } from 'zod';
 import { DEFAULT_DECAY_LAMBDA, type DecodedRecord } from '@stratagate/domain';
 import {
@@ -123,14 +124,18 @@ async function handleCore(
     await onBlocksSealed(rm, schema, seals);
     seals = [];
   };
+  // The directory's loose events follow what the batch changed, once at its end (ADR 0054).
+  const loose = new LooseEventTracker();
   for (const [i, record] of records.entries()) {
     // A caller waits for the session (an append on the embedded store): stop between records,
     // the turns gathered so far included, and let the runner commit what was applied (ADR 0023).
     if (i > 0 && control?.shouldYield()) {
       await flushGathered();
+      await loose.flush(rm);
       return i;
     }
     const meta = record.meta;
+    loose.note(record);
     if (record.type === 'TurnRecorded') {
       turns.push(record);
       continue;
@@ -220,6 +225,7 @@ async function handleCore(
     await invalidateTopicsAfterEventChanges(rm, record);
   }
   await flushGathered();
+  await loose.flush(rm);
   return records.length;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AnyDb } from '../database.ts';
+import type { MemoryEventRow } from './tables.ts';
 
 /*
  * The topic directory's read model (MM-TOP): chapters, which chapter holds each event, and the
@@ -51,10 +52,35 @@ export interface TopicJobRow {
   applied_position: number;
 }
 
+/**
+ * A visible event no chapter holds (MM-TOP-4), with what the directory orders and counts it by.
+ * Kept by the core projection at the end of each batch (ADR 0054), so recall lists the first
+ * few and counts the rest without reading every event of the space.
+ */
+export interface TopicLooseEventRow {
+  tenant_id: string;
+  space_id: string;
+  event_id: string;
+  created_at: string;
+  criticality: MemoryEventRow['criticality'];
+  event_type: string;
+}
+
+/** How many loose events a space has of each criticality and type (ADR 0054). */
+export interface TopicLooseCountRow {
+  tenant_id: string;
+  space_id: string;
+  criticality: MemoryEventRow['criticality'];
+  event_type: string;
+  n: number;
+}
+
 export interface TopicTables {
   topics: TopicRow;
   topic_members: TopicMemberRow;
   topic_jobs: TopicJobRow;
+  topic_loose_events: TopicLooseEventRow;
+  topic_loose_counts: TopicLooseCountRow;
 }
 
 /** Dump order and row keys of the topic tables (rebuild comparisons). */
@@ -62,6 +88,8 @@ export const TOPIC_READ_MODEL_TABLES: Record<string, string[]> = {
   topics: ['tenant_id', 'space_id', 'topic_id'],
   topic_members: ['tenant_id', 'space_id', 'event_id'],
   topic_jobs: ['tenant_id', 'space_id'],
+  topic_loose_events: ['tenant_id', 'space_id', 'event_id'],
+  topic_loose_counts: ['tenant_id', 'space_id', 'criticality', 'event_type'],
 };
 
 export async function migrateTopicsReadModel(db: AnyDb, schema: string): Promise<void> {
@@ -105,4 +133,52 @@ export async function migrateTopicsReadModel(db: AnyDb, schema: string): Promise
     sql`alter table ${s}.topic_jobs add column if not exists cycle int not null default 0`,
   ];
   for (const statement of statements) await statement.execute(db);
+  await migrateLooseEvents(db, schema);
+}
+
+/**
+ * The loose-event set and its counts (ADR 0054). Created and filled from the existing rows once,
+ * in one statement, when a read model first gets them; the core projection keeps them after.
+ */
+async function migrateLooseEvents(db: AnyDb, schema: string): Promise<void> {
+  // `schema` is checked by assertSchemaName (lowercase letters, digits, underscores) before here.
+  const s = schema;
+  await sql
+    .raw(
+      `do $migrate$
+      begin
+        if to_regclass('${s}.topic_loose_events') is null then
+          create table ${s}.topic_loose_events (
+            tenant_id text not null,
+            space_id text not null,
+            event_id text not null,
+            created_at text not null,
+            criticality text not null,
+            event_type text not null,
+            primary key (tenant_id, space_id, event_id)
+          );
+          create index topic_loose_events_by_time on ${s}.topic_loose_events
+            (tenant_id, space_id, created_at, event_id);
+          create table ${s}.topic_loose_counts (
+            tenant_id text not null,
+            space_id text not null,
+            criticality text not null,
+            event_type text not null,
+            n bigint not null,
+            primary key (tenant_id, space_id, criticality, event_type)
+          );
+          insert into ${s}.topic_loose_events
+            select e.tenant_id, e.space_id, e.event_id, e.created_at, e.criticality, e.event_type
+              from ${s}.memory_events e
+             where e.status in ('active', 'superseded')
+               and not exists (select 1 from ${s}.topic_members m where m.tenant_id = e.tenant_id
+                 and m.space_id = e.space_id and m.event_id = e.event_id);
+          insert into ${s}.topic_loose_counts
+            select tenant_id, space_id, criticality, event_type, count(*)
+              from ${s}.topic_loose_events group by 1, 2, 3, 4;
+        end if;
+      end
+      $migrate$`,
+    )
+    .execute(db);
 }

@@ -1,11 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
-import {
-  eventsWithoutTopic,
-  inSpace,
-  type ReadModelTables,
-  type SpaceRow,
-} from '@stratagate/store';
+import { inSpace, type ReadModelTables, type SpaceRow } from '@stratagate/store';
 
 /** The space's row (counters, settings), or undefined when the tenant has no such space. */
 export async function getSpace(
@@ -80,8 +75,11 @@ export async function listSpaces(
 /** MM-TOP: the space's topic work: events no chapter holds, chapters to rebuild, the job's state. */
 export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef) {
   const [unassigned, pending, job] = await Promise.all([
-    eventsWithoutTopic(db, space)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+    // Counted by the projection (ADR 0054): a space's whole history is not read per status call.
+    db
+      .selectFrom('topic_loose_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+      .where(inSpace(space))
       .executeTakeFirst(),
     db
       .selectFrom('topics')

@@ -93,9 +93,26 @@ export async function loadDirectoryViews(
           pendingUpdate: c.pending_update,
         })),
       ),
-    looseEvents(db, space)
-      .orderBy('e.created_at')
-      .orderBy('e.event_id')
+    // The first loose events by time, from the set the database keeps (ADR 0054).
+    db
+      .selectFrom('topic_loose_events as l')
+      .innerJoin('memory_events as e', (join) =>
+        join
+          .onRef('e.tenant_id', '=', 'l.tenant_id')
+          .onRef('e.space_id', '=', 'l.space_id')
+          .onRef('e.event_id', '=', 'l.event_id'),
+      )
+      .select([
+        'e.event_id',
+        'e.title',
+        'e.summary',
+        'e.criticality',
+        'e.event_type',
+        'e.created_at',
+      ])
+      .where(inSpace(space, 'l'))
+      .orderBy('l.created_at')
+      .orderBy('l.event_id')
       .limit(maxFallbacks + 1)
       .execute(),
   ]);
@@ -104,9 +121,10 @@ export async function loadDirectoryViews(
   }
   const listed = loose.slice(0, maxFallbacks).map(fallbackView);
   const unlisted: Partial<Record<TopicCategory, number>> = {};
-  const groups = await eventsWithoutTopic(db, space)
-    .select(['e.criticality', 'e.event_type', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy(['e.criticality', 'e.event_type'])
+  const groups = await db
+    .selectFrom('topic_loose_counts')
+    .select(['criticality', 'event_type', 'n'])
+    .where(inSpace(space))
     .execute();
   for (const g of groups) {
     const category = eventCategory({
