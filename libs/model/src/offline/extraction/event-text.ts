@@ -75,19 +75,27 @@ function withoutEdgeTime(body: string, timeText: string | undefined): string {
 }
 
 /**
- * "<Speaker>: <the sentences>", and the message they reply to: a reply ("A sunset with a
- * lake.") says little without what it answers ("What did you paint?").
+ * "<Speaker>: <the sentences>", then as context the rest of the same message and the message it
+ * replies to: a reply ("A sunset with a lake.") says little without what it answers ("What did
+ * you paint?"), and the sentences around an event's own are often what a later question about
+ * it asks for. The event's sentences come first, so a cut drops context before them. (The reply
+ * a message got was tried as well and made event search worse on LoCoMo dev.)
  */
 export function buildSummary(
   label: string,
   sentences: readonly string[],
   replyTo?: { speaker: string; text: string },
+  restOfMessage: readonly string[] = [],
 ): string {
   const said = `${label}: ${collapseWhitespace(sentences.join(' '))}`;
+  const rest =
+    restOfMessage.length > 0
+      ? ` (same message: ${collapseWhitespace(restOfMessage.join(' '))})`
+      : '';
   const context = replyTo
     ? ` (in reply to ${replyTo.speaker}: ${collapseWhitespace(replyTo.text)})`
     : '';
-  return cutAtBoundary(said + context, EVENT_SUMMARY_MAX);
+  return cutAtBoundary(said + rest + context, EVENT_SUMMARY_MAX);
 }
 
 /** Quotes are exact source text; an over-long one keeps its head (still a verbatim prefix). */

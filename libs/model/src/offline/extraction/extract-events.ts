@@ -1,17 +1,18 @@
 import { ExtractionOutput, type EventType, type ExtractedEvent } from '../../extraction.schema.ts';
 import type { ExtractionInput } from '../../model-port.ts';
+import { codePointLength } from '../../text.ts';
 import { criticalityOf, scopeOf } from './cues.ts';
 import { buildQuotes, buildSummary, buildTags, buildTitle } from './event-text.ts';
 import { messageDrafts, type BlockContext, type Draft, type People } from './message-drafts.ts';
 import { claimCriticality } from './claim-relations.ts';
 import { personOf } from './participants.ts';
 import { prepareTimeline, relate, termKeys, type PreparedEntry } from './relations.ts';
-import type { SentenceView } from './sentence-view.ts';
+import { viewSentence, type SentenceView } from './sentence-view.ts';
 import type { Tense } from './tense.ts';
 import type { TimeExpression } from './time-expressions.ts';
 
 /** Bump when the heuristic changes what it outputs (MM-EVT-20: old events stay as they were). */
-export const OFFLINE_EXTRACT_PROMPT_VERSION = 'offline-extract@2';
+export const OFFLINE_EXTRACT_PROMPT_VERSION = 'offline-extract@3';
 
 /** A block of chat yields a handful of events; past this many the weakest are left out. */
 const MAX_EVENTS = 40;
@@ -61,11 +62,12 @@ function joinStatements(drafts: Draft[]): Draft[] {
       continue;
     }
     if (!told) {
-      told = { ...draft, sentences: [...draft.sentences] };
+      told = { ...draft, sentences: [...draft.sentences], positions: [...draft.positions] };
       out.push(told);
       continue;
     }
     told.sentences.push(...draft.sentences);
+    told.positions.push(...draft.positions);
     told.participants = unique([...told.participants, ...draft.participants]).slice(0, 8);
     told.time ??= draft.time;
     if (draft.features.score > told.features.score) {
@@ -106,7 +108,7 @@ function toEvent(
   const label = speaker ?? (fromUser ? 'User' : 'Assistant');
   return {
     title: buildTitle(first.text, speaker, time?.text, draft.antecedent),
-    summary: buildSummary(label, texts, draft.replyTo),
+    summary: buildSummary(label, texts, draft.replyTo, surroundingSentences(draft, names)),
     tags: buildTags(draft.participants, terms, eventType, draft.claims),
     quotes: buildQuotes(texts),
     sourceMessageIds: [message.messageId],
@@ -136,6 +138,49 @@ function toEvent(
     catalogHints: [],
   };
 }
+
+/** How much of the rest of its message an event's summary carries. */
+const MESSAGE_CONTEXT_MAX = 800;
+
+/**
+ * The message's other sentences that say something (a greeting or a name alone does not),
+ * nearest to the event's first, within MESSAGE_CONTEXT_MAX and in their order: a short message
+ * comes whole, a pasted page only around the event.
+ */
+function surroundingSentences(draft: Draft, names: ReadonlySet<string>): string[] {
+  const own = new Set(draft.positions);
+  const all = draft.messageSentences;
+  const start = draft.positions[0] ?? 0;
+  const taken: number[] = [];
+  let room = MESSAGE_CONTEXT_MAX;
+  for (let d = 1; room > 0 && (start - d >= 0 || start + d < all.length); d += 1) {
+    for (const i of [start - d, start + d]) {
+      const text = all[i];
+      if (text === undefined || own.has(i)) continue;
+      const size = codePointLength(text);
+      if (size <= MESSAGE_CONTEXT_MAX && !saysSomething(text, names)) continue;
+      if (size > room) {
+        room = 0;
+        break;
+      }
+      room -= size + 1;
+      taken.push(i);
+    }
+  }
+  return taken.sort((a, b) => a - b).map((i) => all[i] as string);
+}
+
+/** Content beyond greetings and names: a capitalised word alone is someone addressed. */
+function saysSomething(text: string, names: ReadonlySet<string>): boolean {
+  const content = viewSentence(text).terms.filter(
+    (t) => !names.has(t.key) && !FILLER.test(t.surface),
+  );
+  return content.length >= 2 || (content.length === 1 && !content[0]!.proper);
+}
+
+/** Words that open a chat line and say nothing on their own. */
+const FILLER =
+  /^(?:hey|hi|hello|wow|oh|yeah|yes|yep|ok(?:ay)?|cool|nice|great|thanks?|lol|haha+)$/iu;
 
 /** Where the time lies decides planned vs occurred; the grammar decides when there is none. */
 function statusOf(

@@ -101,6 +101,27 @@ describe('offline memory-event extractor', () => {
     expect(talk.temporal.participants).not.toContain('Melanie');
   });
 
+  it("keeps the rest of the event's message in its summary, greetings left out", () => {
+    const visit = only(
+      extract(
+        block([
+          msg(
+            'v1',
+            'user',
+            'Hey Mel! I went to the animal shelter yesterday. Have you ever held a golden retriever puppy?',
+            '2023-06-09T13:56:00Z',
+            'Caroline',
+          ),
+        ]),
+      ),
+    );
+    expect(visit.quotes).toEqual(['I went to the animal shelter yesterday.']);
+    // A later question about the puppies finds this event, though its sentence is no event.
+    expect(visit.summary).toBe(
+      'Caroline: I went to the animal shelter yesterday. (same message: Have you ever held a golden retriever puppy?)',
+    );
+  });
+
   it('extracts Chinese facts, decisions and plans with their times', () => {
     const events = extract(
       block([

@@ -19,6 +19,10 @@ import { findTimeExpressions, type TimeExpression } from './time-expressions.ts'
 export interface Draft {
   /** The event sentence, plus a trailing remark about it when there is one. */
   sentences: SentenceView[];
+  /** Where each of `sentences` stands in `messageSentences`. */
+  positions: number[];
+  /** Every sentence of the message, shared by its drafts (the summary's context). */
+  messageSentences: readonly string[];
   message: SummaryMessage;
   /** The message's own time; null when `occurredAt` is not ISO-8601. */
   mention: MentionTime | null;
@@ -82,7 +86,8 @@ export function messageDrafts(
   const drafts: Draft[] = [];
   // The sentence just before, and the draft it became (null if it became none).
   let previous: { text: string; draft: Draft | null } | null = null;
-  for (const text of splitSentences(message.content)) {
+  const messageSentences = splitSentences(message.content);
+  for (const [position, text] of messageSentences.entries()) {
     const candidate = mayBeEvent(text, agent, people.knownNames, person);
     const view = candidate || CONTINUATION.test(text) ? viewSentence(text) : null;
     // The tagger runs where a claim is possible or a name may stand (people, pronouns).
@@ -117,6 +122,7 @@ export function messageDrafts(
       const last = previous?.draft;
       if (view && last && last.sentences.length === 1 && continuesPrevious(view)) {
         last.sentences.push(view);
+        last.positions.push(position);
       }
       previous = { text, draft: null };
       continue;
@@ -129,6 +135,8 @@ export function messageDrafts(
     }
     const draft: Draft = {
       sentences: [view],
+      positions: [position],
+      messageSentences,
       message,
       mention,
       features,

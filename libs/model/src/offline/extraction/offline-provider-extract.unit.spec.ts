@@ -13,7 +13,7 @@ describe('offline provider: extractMemoryEvents', () => {
     expect(result).toEqual({
       output: extractEventsOffline(PNPM_BLOCK),
       provider: 'offline-heuristic',
-      promptVersion: 'offline-extract@2',
+      promptVersion: 'offline-extract@3',
     });
     expect(result?.output.events).toHaveLength(3);
   });
@@ -27,7 +27,7 @@ describe('offline provider: extractMemoryEvents', () => {
   });
 
   it('is exported from the package', () => {
-    expect(model.OFFLINE_EXTRACT_PROMPT_VERSION).toBe('offline-extract@2');
+    expect(model.OFFLINE_EXTRACT_PROMPT_VERSION).toBe('offline-extract@3');
     expect(model.extractEventsOffline(PNPM_BLOCK)).toEqual(extractEventsOffline(PNPM_BLOCK));
   });
 });
