@@ -141,6 +141,8 @@ function toEvent(
 
 /** How much of the rest of its message an event's summary carries. */
 const MESSAGE_CONTEXT_MAX = 800;
+/** How many sentences on each side of the event that context is looked for in. */
+const MESSAGE_CONTEXT_SCAN = 16;
 
 /**
  * The message's other sentences that say something (a greeting or a name alone does not),
@@ -153,7 +155,10 @@ function surroundingSentences(draft: Draft, names: ReadonlySet<string>): string[
   const start = draft.positions[0] ?? 0;
   const taken: number[] = [];
   let room = MESSAGE_CONTEXT_MAX;
-  for (let d = 1; room > 0 && (start - d >= 0 || start + d < all.length); d += 1) {
+  // Sentences that say nothing cost no room, so the walk is bounded on its own: a pasted page
+  // of them is not read once per event.
+  const reach = Math.min(all.length, MESSAGE_CONTEXT_SCAN);
+  for (let d = 1; room > 0 && d <= reach && (start - d >= 0 || start + d < all.length); d += 1) {
     for (const i of [start - d, start + d]) {
       const text = all[i];
       if (text === undefined || own.has(i)) continue;
