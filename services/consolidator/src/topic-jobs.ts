@@ -25,6 +25,7 @@ import {
   type TopicSourceEvent,
 } from '@stratagate/model';
 import {
+  countEventsWithoutTopic,
   eventsWithoutTopic,
   GRAPH_NODE_CITED_EVENTS,
   reserveTopicModelCall,
@@ -39,13 +40,14 @@ const rmOf = (db: AnyDb, schema: string) => (db as Kysely<ReadModelTables>).with
 
 /** MM-TOP-8: an event longer than this is cut for the prompt and backs only scope paragraphs. */
 const CUT_ABOVE_CHARS = 10_000;
-/** After a scan that ran nothing, the next waits this long (the scan reads every event). */
+/** After a scan that ran nothing, the next waits this long (the scan reads every space). */
 const LOOK_EVERY_MS = 2_000;
 
 /**
- * Spaces with events no chapter holds yet (MM-TOP-4), whose topic job is not waiting out a
- * failure, and whose extraction and graph work is done: chapters are built from what the graph
- * knows of each event, so topic work comes after it (never before, never blocking it, MM-TOP-11).
+ * Spaces with events no chapter holds yet (MM-TOP-4, counted by the projection: ADR 0054),
+ * whose topic job is not waiting out a failure, and whose extraction and graph work is done:
+ * chapters are built from what the graph knows of each event, so topic work comes after it
+ * (never before, never blocking it, MM-TOP-11).
  */
 export async function dueTopicSpaces(
   db: AnyDb,
@@ -63,12 +65,9 @@ export async function dueTopicSpaces(
   }>`
     select e.tenant_id, e.space_id, coalesce(max(j.attempts), 0)::int as attempts,
       coalesce(max(j.cycle), 0)::int as cycle
-    from ${t('memory_events')} e
+    from ${t('topic_loose_counts')} e
     left join ${t('topic_jobs')} j on j.tenant_id = e.tenant_id and j.space_id = e.space_id
-    where e.status in ('active', 'superseded')
-      and not exists (select 1 from ${t('topic_members')} m
-        where m.tenant_id = e.tenant_id and m.space_id = e.space_id and m.event_id = e.event_id)
-      and (j.status is null or (j.attempts < ${TOPIC_MAX_ATTEMPTS}
+    where (j.status is null or (j.attempts < ${TOPIC_MAX_ATTEMPTS}
         and (j.next_retry_at is null or j.next_retry_at <= ${now.toISOString()})))
       and not exists (select 1 from ${t('blocks')} b
         where b.tenant_id = e.tenant_id and b.space_id = e.space_id
@@ -267,10 +266,7 @@ export function createTopicJobs(options: TopicJobsOptions) {
    * the space waits until the budget frees, and other spaces go on.
    */
   async function withinHistoryBudget(rm: Rm, space: SpaceRef, jobId: string): Promise<boolean> {
-    const backlog = await eventsWithoutTopic(rm, space)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirst();
-    if (Number(backlog?.n ?? 0) <= TOPIC_BATCH_MAX_EVENTS) return true;
+    if ((await countEventsWithoutTopic(rm, space)) <= TOPIC_BATCH_MAX_EVENTS) return true;
     const answer = await reserveTopicModelCall(db, {
       jobId,
       tenantId: space.tenantId,

@@ -1,6 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { SpaceRef } from '@stratagate/domain';
-import { inSpace, type ReadModelTables, type SpaceRow } from '@stratagate/store';
+import {
+  countEventsWithoutTopic,
+  inSpace,
+  type ReadModelTables,
+  type SpaceRow,
+} from '@stratagate/store';
 
 /** The space's row (counters, settings), or undefined when the tenant has no such space. */
 export async function getSpace(
@@ -75,12 +80,7 @@ export async function listSpaces(
 /** MM-TOP: the space's topic work: events no chapter holds, chapters to rebuild, the job's state. */
 export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef) {
   const [unassigned, pending, job] = await Promise.all([
-    // Counted by the projection (ADR 0054): a space's whole history is not read per status call.
-    db
-      .selectFrom('topic_loose_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-      .where(inSpace(space))
-      .executeTakeFirst(),
+    countEventsWithoutTopic(db, space),
     db
       .selectFrom('topics')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -92,7 +92,7 @@ export async function topicJobState(db: Kysely<ReadModelTables>, space: SpaceRef
     db.selectFrom('topic_jobs').selectAll().where(inSpace(space)).executeTakeFirst(),
   ]);
   return {
-    unassignedEvents: Number(unassigned?.n ?? 0),
+    unassignedEvents: unassigned,
     pendingUpdate: Number(pending?.n ?? 0),
     job: job ?? null,
   };
