@@ -93,24 +93,8 @@ export async function loadDirectoryViews(
           pendingUpdate: c.pending_update,
         })),
       ),
-    // The first loose events by time, from the set the database keeps (ADR 0054).
-    db
-      .selectFrom('topic_loose_events as l')
-      .innerJoin('memory_events as e', (join) =>
-        join
-          .onRef('e.tenant_id', '=', 'l.tenant_id')
-          .onRef('e.space_id', '=', 'l.space_id')
-          .onRef('e.event_id', '=', 'l.event_id'),
-      )
-      .select([
-        'e.event_id',
-        'e.title',
-        'e.summary',
-        'e.criticality',
-        'e.event_type',
-        'e.created_at',
-      ])
-      .where(inSpace(space, 'l'))
+    // The first loose events by time, from the set the projection keeps (ADR 0054).
+    looseEvents(db, space)
       .orderBy('l.created_at')
       .orderBy('l.event_id')
       .limit(maxFallbacks + 1)
