@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeRecord } from '@stratagate/domain';
 import { createOfflineProvider, type ModelPort } from '@stratagate/model';
@@ -146,6 +146,18 @@ describe(`the directory's loose events (${describeBackend()})`, () => {
     // More loose events than recall lists one per line: the rest are counted by category.
     const directory = await recallDirectory();
     expect(directory.topicCount).toBe(loose.length);
+  });
+
+  it('a read model made before these tables fills them once, when migrated', async () => {
+    const before = await kept();
+    const table = (name: string) => sql.table(`${schema}.${name}`);
+    await t.node.database.db.transaction().execute(async (trx) => {
+      await sql`drop table ${table('topic_loose_events')}, ${table('topic_loose_counts')}`.execute(
+        trx,
+      );
+      await migrateReadModel(trx, schema);
+    });
+    expect(await kept()).toEqual(before);
   });
 
   it('a forgotten event leaves the set and a restored one comes back', async () => {

@@ -1,11 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DecodedRecord } from '@stratagate/domain';
 import type { ReadModelTables } from '@stratagate/store';
+import { MEMBER_STATUSES } from './topics.projection.ts';
 
 type Rm = Kysely<ReadModelTables>;
-
-/** MM-TOP-4: the statuses of an event the directory shows. */
-const MEMBER_STATUSES = ['active', 'superseded'] as const;
 
 /** Records that write topics or their members (the others only change events). */
 const TOPIC_RECORDS: ReadonlySet<string> = new Set(['TopicsBuilt']);

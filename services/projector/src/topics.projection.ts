@@ -6,7 +6,7 @@ type Rm = Kysely<ReadModelTables>;
 type Meta = DecodedRecord['meta'];
 
 /** MM-TOP-4: events a chapter may hold. */
-const MEMBER_STATUSES = ['active', 'superseded'] as const;
+export const MEMBER_STATUSES = ['active', 'superseded'] as const;
 
 const spaceOf = (meta: Meta) => ({
   tenant_id: meta.metadata.tenantId,

@@ -175,17 +175,14 @@ function surroundingSentences(draft: Draft, names: ReadonlySet<string>): string[
   return taken.sort((a, b) => a - b).map((i) => all[i] as string);
 }
 
-/** Content beyond greetings and names: a capitalised word alone is someone addressed. */
+/**
+ * Content beyond greetings and names: greetings are stop words (no terms), and a capitalised
+ * word alone is someone addressed.
+ */
 function saysSomething(text: string, names: ReadonlySet<string>): boolean {
-  const content = viewSentence(text).terms.filter(
-    (t) => !names.has(t.key) && !FILLER.test(t.surface),
-  );
+  const content = viewSentence(text).terms.filter((t) => !names.has(t.key));
   return content.length >= 2 || (content.length === 1 && !content[0]!.proper);
 }
-
-/** Words that open a chat line and say nothing on their own. */
-const FILLER =
-  /^(?:hey|hi|hello|wow|oh|yeah|yes|yep|ok(?:ay)?|cool|nice|great|thanks?|lol|haha+)$/iu;
 
 /** Where the time lies decides planned vs occurred; the grammar decides when there is none. */
 function statusOf(
