@@ -24,7 +24,7 @@ export interface BenchResponse {
 
 export async function request(
   url: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   key: string,
   body?: string,

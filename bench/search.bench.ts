@@ -330,9 +330,9 @@ async function awaitProjection(
         s
           ? `projecting: position ${fmt(s.projectedPosition)} / ${fmt(s.logPosition)} ` +
               `(${fmt(rateOver(recent, samples[samples.length - 1]!))} records/s over the last 10 s)`
-          : `projecting: no answer from the status endpoint within 5 s; no progress for ${fmt(
+          : `projecting: no answer from the status endpoint within 5 s; no progress seen for ${fmt(
               Math.round(seconds - stalledSince),
-            )} s (one long statement holds the single PGlite session)`,
+            )} s (on PGlite each of its reads waits for the batch or slice holding the session)`,
       );
     }
     // Fine-grained at first (small spaces finish in a second), then once a second.
