@@ -180,6 +180,30 @@ describe(`MCP server over Streamable HTTP and stdio (${describeBackend()})`, () 
     expect(missing).toMatchObject({ isError: true, body: { error: { code: 'topic_not_found' } } });
   });
 
+  it('weighs memory recorded by agents as the caller asks, in search and the directory', async () => {
+    const remembered = await use(mcp, 'remember', {
+      content: 'Caroline keeps her climbing shoes in the blue locker.',
+    });
+    expect(remembered.body).toMatchObject({ outcome: 'ADDED', destination: 'event' });
+    const ref = `event:${remembered.body.eventId as string}`;
+    await sg.waitUntilSettled(SPACE);
+    const refsOf = async (args: Json) => {
+      const found = await use(mcp, 'search_events', { query: 'climbing shoes locker', ...args });
+      expect(found.isError, JSON.stringify(found.body)).toBe(false);
+      return found.body.evidenceRefs as string[];
+    };
+    expect(await refsOf({})).toContain(ref);
+    expect(await refsOf({ agentMemoryWeight: 0 })).not.toContain(ref);
+    // The directory takes it too (0 hides chapters holding agent memory), and refuses a bad one.
+    const listed = await use(mcp, 'list_topics', { agentMemoryWeight: 0 });
+    expect(listed.isError, JSON.stringify(listed.body)).toBe(false);
+    const bad = (await mcp.callTool({
+      name: 'list_topics',
+      arguments: { agentMemoryWeight: 9 },
+    })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+  });
+
   it('serves the recall context as a resource', async () => {
     const { resources } = await mcp.listResources();
     expect(resources.map((r) => r.uri)).toEqual([recallUri(SPACE, 'agent')]);

@@ -98,6 +98,16 @@ function failure(error: unknown): CallToolResult {
 export function createMcpServer(client: StrataGate, defaults: McpScope = {}): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: '0.1.0' });
 
+  // What `remember` and other agents recorded, against what was extracted from conversations.
+  const agentMemoryWeight = z
+    .number()
+    .min(0)
+    .max(5)
+    .optional()
+    .describe(
+      'How much memory recorded by agents (remember) counts beside memory extracted from conversations: 1 the same (default), 0 leaves it out.',
+    );
+
   function tool<S extends z.ZodRawShape>(
     name: string,
     title: string,
@@ -151,6 +161,7 @@ export function createMcpServer(client: StrataGate, defaults: McpScope = {}): Mc
         .describe('People who must take part.'),
       happenedFrom: z.string().optional().describe('Earliest date it happened (YYYY-MM-DD).'),
       happenedTo: z.string().optional().describe('Latest date it happened (YYYY-MM-DD).'),
+      agentMemoryWeight,
     },
     ({ spaceId, threadId, ...body }) =>
       client.call('searchEvents', { ...scoped({ spaceId, threadId }, defaults), body }),
@@ -325,6 +336,7 @@ export function createMcpServer(client: StrataGate, defaults: McpScope = {}): Mc
         .describe('Only topics of this category.'),
       limit: z.number().int().min(1).max(20).optional().describe('Most topics (default 12).'),
       offset: z.number().int().min(0).max(100_000).optional().describe('Topics to skip (paging).'),
+      agentMemoryWeight,
     },
     ({ spaceId, threadId, ...query }) =>
       client.call('listTopics', {
@@ -337,11 +349,15 @@ export function createMcpServer(client: StrataGate, defaults: McpScope = {}): Mc
     'expand_topic',
     'Read one topic',
     "Read one topic's overview: its sections and paragraphs (history, decisions, changes, open questions), each naming the memory events it rests on. Opens no evidence batch: expand or search those events to cite them.",
-    { topicId: id.describe('The topic id from list_topics, e.g. "topic_3f2a9c41d0b7".') },
-    ({ spaceId, threadId, topicId }) =>
+    {
+      topicId: id.describe('The topic id from list_topics, e.g. "topic_3f2a9c41d0b7".'),
+      agentMemoryWeight,
+    },
+    ({ spaceId, threadId, topicId, ...query }) =>
       client.call('expandTopic', {
         spaceId: spaceScoped({ spaceId, threadId }, defaults),
         topicId,
+        ...query,
       }),
   );
 
