@@ -17,6 +17,11 @@ import { loadConfig, startNode } from '@stratagate/runtime';
 import { dumpReadModel } from '@stratagate/store';
 import { describeBackend, openTestDatabase } from '@stratagate/store/testing';
 import { startTestNode, turn, type TestNode } from './harness.ts';
+import {
+  describeWithKafka,
+  freshTopic,
+  kafkaBrokers,
+} from '../libs/log/src/kafka/kafka.test-support.ts';
 
 // Rule A is the default fading λ of spaces that never configured one; rule B changes it.
 const RULE_A = '0.3';
@@ -188,8 +193,11 @@ describe(`projection rebuild side by side (${describeBackend()})`, () => {
   });
 });
 
-/** Runs the real CLI and collects its output. */
-function cli(args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs the real CLI and collects its output. A command still running after `timeoutMs` is killed
+ * and reported as such: a command that finished its work must also exit.
+ */
+function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { ...process.env, STRATAGATE_LOG_LEVEL: 'silent', DATABASE_URL: '', ...env },
@@ -197,19 +205,31 @@ function cli(args: string[], env: Record<string, string> = {}) {
     });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      stderr += `\n[test] still running after ${timeoutMs} ms: killed`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
-describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
+/**
+ * The CLI rebuild as an operator runs it, on the store the tests use and the log `log` names
+ * (the node's and the CLI's environment both).
+ */
+function cliRebuild(title: string, log: () => Record<string, string>) {
   const cleanup: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c();
   });
 
-  it('rebuilds with the configured rules, reports progress on stderr and status shows the new version', async () => {
+  it(title, { timeout: 300_000 }, async () => {
+    const logEnv = log();
     let store: string[];
     let overrides: Record<string, string>;
     if (process.env.DATABASE_URL) {
@@ -225,7 +245,12 @@ describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
     }
     const config = loadConfig(
       {},
-      { STRATAGATE_LOG_LEVEL: 'silent', STRATAGATE_PROJECTION_REFRESH_MS: '50', ...overrides },
+      {
+        STRATAGATE_LOG_LEVEL: 'silent',
+        STRATAGATE_PROJECTION_REFRESH_MS: '50',
+        ...overrides,
+        ...logEnv,
+      },
     );
     let node = await startNode(config, { logger: false, listen: false });
     const key = node.createdKey!;
@@ -256,6 +281,7 @@ describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
     if (!sideBySide) await node.stop();
     const rebuild = cli(['projections', 'rebuild', 'core', ...store, '--drain-ms', '300'], {
       STRATAGATE_DEFAULT_DECAY_LAMBDA: '0.9',
+      ...logEnv,
     });
     let turns = 14;
     if (sideBySide) {
@@ -281,13 +307,34 @@ describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
     expect(after.decayLambda).toBe(0.9);
     expect(after.turnCounter).toBe(turns);
     if (!sideBySide) await node.stop();
-    const status = await cli(['projections', 'status', ...store]);
+    const status = await cli(['projections', 'status', ...store], logEnv);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(
       new RegExp(
-        `^core \\(rm_v1_r2, generation 2\\): position \\d+ of \\d+, lag \\d+; ` +
+        // The table log has one position; the Kafka log a consumer group per version.
+        `^core \\(rm_v1_r2, generation 2\\)(: position \\d+ of \\d+,| on topic \\S+, group \\S+:) ` +
+          `lag \\d+; ` +
           `code v${coreProjectionDefinition.codeVersion} \\{"defaultDecayLambda":0.9\\}`,
       ),
     );
   });
+}
+
+describe(`stratagate projections rebuild (CLI, ${describeBackend()})`, () => {
+  cliRebuild(
+    'rebuilds with the configured rules, reports progress on stderr and status shows the new version',
+    () => ({}),
+  );
 });
+
+describeWithKafka(
+  `stratagate projections rebuild on the Kafka log (CLI, ${describeBackend()})`,
+  () => {
+    cliRebuild('rebuilds from the topic, switches reads and exits', () => ({
+      STRATAGATE_LOG_BACKEND: 'kafka',
+      KAFKA_BROKERS: kafkaBrokers.join(','),
+      STRATAGATE_KAFKA_TOPIC: freshTopic('rebuild-cli'),
+      STRATAGATE_KAFKA_SESSION_TIMEOUT_MS: '6000',
+    }));
+  },
+);

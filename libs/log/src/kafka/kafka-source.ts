@@ -382,6 +382,9 @@ export async function createKafkaSource(options: KafkaSourceOptions): Promise<Ka
   }
 
   async function groupEnds(): Promise<Map<number, { low: number; high: number }>> {
+    // Closed: an admin client made now would never be disconnected, and its sockets would keep
+    // the process alive (a rebuild's last progress report asks for the head after the close).
+    if (!running) throw new Error(`Kafka source of ${groupId} is closed`);
     admin ??= (async () => {
       const a = kafka.admin();
       await a.connect();
