@@ -1,8 +1,12 @@
 /**
- * `node --import tsx bench/noisy-neighbour.bench.ts [--seconds 30] [--noisy-turns 3] [--chars N]`
+ * `node --import tsx bench/noisy-neighbour.bench.ts [--seconds 30] [--noisy-turns 3] [--chars N]
+ * [--serve]`
  *
  * A quiet tenant beside a noisy one (issue 38, item 4), on in-memory PGlite (or DATABASE_URL),
- * all roles in one node. The quiet tenant posts a small turn every 100 ms for `--seconds`, in
+ * all roles in one node on one thread; with `--serve`, against `stratagate serve` as a user runs
+ * it (a new data directory, or a new database beside DATABASE_URL's): ingest and query on the
+ * main thread, the projector and the consolidator in the background thread (ADRs 0016, 0030),
+ * over HTTP. The quiet tenant posts a small turn every 100 ms for `--seconds`, in
  * two-turn blocks, and after each acknowledgement lists its thread's evidence batches (a read
  * that waits for its own space's projection, and answers 503 `projection_lagging` when it
  * cannot). It does so twice, in spaces of its own: first alone (idle), then while the noisy
@@ -11,10 +15,18 @@
  * phase, the quiet acknowledgement and read p50/p99 in ms, the 503s, and the ratio to idle;
  * and how long the noisy turns took to be projected.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
-import { startTestNode, type TestNode } from '../test/harness.ts';
+import { promisify, parseArgs } from 'node:util';
+import pg from 'pg';
+import { generateApiKey } from '@stratagate/http';
+import { startTestNode } from '../test/harness.ts';
+import { closeClients, request } from './http.ts';
 import { pastedText } from './pasted-text.ts';
+import { startServerWithKey } from './server.ts';
 import { round, summarize } from './stats.ts';
 
 const { values } = parseArgs({
@@ -22,6 +34,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '30' },
     'noisy-turns': { type: 'string', default: '3' },
     chars: { type: 'string', default: '1900000' },
+    serve: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -33,6 +46,21 @@ const PERIOD_MS = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The node under test: in this process, or a `stratagate serve` over HTTP. */
+interface Target {
+  request(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    body?: object,
+    key?: string,
+  ): Promise<{ status: number; body: Json }>;
+  /** A key of another tenant. */
+  otherTenantKey(): Promise<string>;
+  stop(): Promise<void>;
+}
+
 interface Phase {
   ack: number[];
   read: number[];
@@ -40,7 +68,7 @@ interface Phase {
 }
 
 /** The quiet tenant's loop in `spaceId` for `forSeconds`. */
-async function quietLoop(t: TestNode, spaceId: string, forSeconds = seconds): Promise<Phase> {
+async function quietLoop(t: Target, spaceId: string, forSeconds = seconds): Promise<Phase> {
   await t.request('PUT', `/v1/spaces/${spaceId}/settings`, { blockSize: 2 });
   const phase: Phase = { ack: [], read: [], failures: {} };
   const fail = (what: string, status: number) => {
@@ -72,7 +100,7 @@ async function quietLoop(t: TestNode, spaceId: string, forSeconds = seconds): Pr
 }
 
 /** The noisy tenant: its huge turns one after another, each session closed (sealed). */
-async function noisyLoad(t: TestNode, key: string): Promise<{ ackMs: number[] }> {
+async function noisyLoad(t: Target, key: string): Promise<{ ackMs: number[] }> {
   const ackMs: number[] = [];
   for (let n = 0; n < noisyTurns; n++) {
     const started = performance.now();
@@ -103,7 +131,7 @@ async function noisyLoad(t: TestNode, key: string): Promise<{ ackMs: number[] }>
 }
 
 /** Time until the noisy space's records are all projected (raw search included). */
-async function projected(t: TestNode, key: string, since: number): Promise<number> {
+async function projected(t: Target, key: string, since: number): Promise<number> {
   for (;;) {
     const s = await t.request('GET', '/v1/spaces/noisy/status', undefined, key);
     if (s.status === 200 && s.body.projectedPosition >= s.body.logPosition) {
@@ -142,26 +170,111 @@ const loopDelay = (h: IntervalHistogram) => ({
   loopDelayMax: round(h.max / 1e6),
 });
 
-const t = await startTestNode('noisy_neighbour');
-const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '..', 'bin', 'stratagate.mjs');
+
+async function inProcess(): Promise<Target> {
+  const t = await startTestNode('noisy_neighbour');
+  return {
+    request: (method, path, body, key) => t.request(method, path, body, key),
+    otherTenantKey: async () => (await t.node.apiKeys.create('noisy', 'bench')).key,
+    stop: () => t.stop(),
+  };
+}
+
+/** `stratagate serve` on a new data directory, or a new database beside DATABASE_URL's. */
+async function served(): Promise<Target> {
+  const admin = process.env.DATABASE_URL;
+  let store: string[];
+  let drop: () => Promise<void>;
+  if (admin) {
+    const name = `noisy_bench_${Date.now()}`;
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`create database ${name}`);
+    await c.end();
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    store = ['--database-url', url.toString()];
+    drop = async () => {
+      const d = new pg.Client({ connectionString: admin });
+      await d.connect();
+      await d.query(`drop database if exists ${name} with (force)`);
+      await d.end();
+    };
+  } else {
+    const dir = await mkdtemp(join(tmpdir(), 'sg-noisy-'));
+    store = ['--data-dir', dir];
+    drop = () => rm(dir, { recursive: true, force: true });
+  }
+  const server = await startServerWithKey(store, generateApiKey().key);
+  const parse = (text: string): Json => {
+    try {
+      return JSON.parse(text) as Json;
+    } catch {
+      return {};
+    }
+  };
+  return {
+    async request(method, path, body, key) {
+      const res = await request(
+        server.url,
+        method,
+        path,
+        key ?? server.key,
+        body === undefined ? undefined : JSON.stringify(body),
+      );
+      return { status: res.status, body: parse(res.body) };
+    },
+    async otherTenantKey() {
+      // Through the running server, as an operator makes one.
+      const { stdout } = await run(process.execPath, [
+        BIN,
+        'keys',
+        'create',
+        '--tenant',
+        'noisy',
+        ...store,
+      ]);
+      const key = /\n(sg_\S+)/.exec(stdout)?.[1];
+      if (!key) throw new Error(`no key in: ${stdout}`);
+      return key;
+    },
+    async stop() {
+      await server.stop();
+      await closeClients();
+      await drop();
+    },
+  };
+}
+
+const t = values.serve ? await served() : await inProcess();
+const backend = (process.env.DATABASE_URL ? 'postgres' : 'pglite') + (values.serve ? ' serve' : '');
 // Each figure is printed once known: a run stopped by a timeout still reports its phases.
 const print = (line: object) => console.log(JSON.stringify({ backend, ...line }));
+// The event-loop delay is this process's: the node's own only when it runs in process.
+const loopDelayOf = (h: IntervalHistogram) => (values.serve ? {} : loopDelay(h));
 try {
-  const noisyKey = (await t.node.apiKeys.create('noisy', 'bench')).key;
+  const noisyKey = await t.otherTenantKey();
   // Warm-up: the first requests compile statements and plans.
   await quietLoop(t, 'quiet-warm', 3);
   let loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const idle = await quietLoop(t, 'quiet-idle');
   loop.disable();
-  print({ ...report('idle', idle), ...loopDelay(loop) });
+  print({ ...report('idle', idle), ...loopDelayOf(loop) });
   loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const t0 = performance.now();
   const noisy = noisyLoad(t, noisyKey);
   const busy = await quietLoop(t, 'quiet-busy');
   loop.disable();
-  print({ ...report('busy', busy, idle), ...loopDelay(loop), chars: content.length, noisyTurns });
+  print({
+    ...report('busy', busy, idle),
+    ...loopDelayOf(loop),
+    chars: content.length,
+    noisyTurns,
+  });
   const { ackMs } = await noisy;
   print({ noisyAckS: ackMs.map((ms) => round(ms / 1000, 2)) });
   print({ noisyProjectedS: round((await projected(t, noisyKey, t0)) / 1000, 1) });
