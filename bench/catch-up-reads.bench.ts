@@ -2,14 +2,14 @@
  * `node --import tsx bench/catch-up-reads.bench.ts [--turns 8000] [--period-ms 200]
  * [--idle-seconds 20] [--roles ingest,projector,query]`
  *
- * Reads while the embedded store catches up on a long log (issue 38 item 4, ADR 0056). A data
+ * Reads while the embedded store catches up on a long log (issue 38 item 4). A data
  * directory is filled by a server running ingest alone: `--turns` turns in a bulk space, and a
  * small quiet space. Then `stratagate serve` starts on it with every role (or `--roles`), so the
  * projector begins at position 0, and a reader asks every `--period-ms` for the quiet space's
  * status and a raw search in it, one after the other. The reads are timed while the projector
  * catches up, then for `--idle-seconds` once everything is projected. Prints per phase the
- * reads, their p50/p95/p99/max in ms, the reads that took over 5 s, and the catch-up's
- * records/s.
+ * reads, their p50/p95/p99/max in ms, the reads that took over 5 s, the answers other than 200,
+ * and the catch-up's records/s.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -102,12 +102,21 @@ interface Sample {
   at: number;
   status: number;
   search: number;
+  /** Answers other than 200, by endpoint and status. */
+  failed: string[];
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+/** The request's time, and its status when it was not 200. */
+async function timed(
+  what: string,
+  fn: () => Promise<{ status: number }>,
+): Promise<{ ms: number; failed: string[] }> {
   const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
+  const res = await fn();
+  return {
+    ms: performance.now() - t0,
+    failed: res.status === 200 ? [] : [`${what} ${res.status}`],
+  };
 }
 
 async function status(server: BenchServer) {
@@ -120,12 +129,15 @@ function describe(name: string, samples: Sample[]) {
   const s = summarize(samples.map((x) => x.status));
   const q = summarize(samples.map((x) => x.search));
   const slow = samples.filter((x) => x.status > SLOW_MS || x.search > SLOW_MS).length;
+  const failures: Record<string, number> = {};
+  for (const f of samples.flatMap((x) => x.failed)) failures[f] = (failures[f] ?? 0) + 1;
   return {
     phase: name,
     reads: samples.length,
     status: { p50: round(s.p50), p95: round(s.p95), p99: round(s.p99), max: round(s.max) },
     search: { p50: round(q.p50), p95: round(q.p95), p99: round(q.p99), max: round(q.max) },
     over5s: slow,
+    failures,
   };
 }
 
@@ -146,10 +158,10 @@ async function main() {
         for (;;) {
           const t = performance.now();
           if (caughtUpAt !== null && t - caughtUpAt > idleSeconds * 1000) return;
-          const statusMs = await timed(() =>
+          const status = await timed('status', () =>
             request(server.url, 'GET', '/v1/spaces/quiet/status', server.key),
           );
-          const searchMs = await timed(() =>
+          const search = await timed('search', () =>
             request(
               server.url,
               'POST',
@@ -158,7 +170,12 @@ async function main() {
               JSON.stringify({ query: 'when does the garden move' }),
             ),
           );
-          samples.push({ at: t, status: statusMs, search: searchMs });
+          samples.push({
+            at: t,
+            status: status.ms,
+            search: search.ms,
+            failed: [...status.failed, ...search.failed],
+          });
           await sleep(Math.max(0, t + periodMs - performance.now()));
         }
       })();
